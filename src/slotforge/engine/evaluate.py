@@ -1,0 +1,263 @@
+"""Shared evaluators: line wins, scatter counts and count-anywhere, driven by the model.
+
+Line evaluation works on bitmasks. For every reel and every paying symbol we know the set of
+paylines whose cell on that reel shows the symbol or a wild standing in for it (a "column
+mask", one bit per line). A line pays ``k`` of a symbol exactly when its bit survives the AND
+of the first ``k`` reels' masks. Paying each (symbol, count) pair in order of falling pay, and
+never paying a line twice, gives every enabled line its highest combination only.
+
+Column masks depend only on what a reel shows, so for drawn screens they are looked up per
+reel stop (precomputed by the same :func:`column_masks`), and for screens that were forced or
+transformed they are computed on the spot. Both go through :func:`line_wins`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import types
+from numba.extending import intrinsic, overload
+
+from slotforge.engine.jit import kernel
+
+from slotforge.engine import events
+from slotforge.engine.model import LineGameSpec, paylines
+
+
+class PayTable(NamedTuple):
+    """A line game's paytable and lines as arrays (symbol ids are model indexes)."""
+
+    line_rows: np.ndarray  # int64[lines, reels]: the row of each line on each reel
+    counts_as: np.ndarray  # bool[symbols, symbols]: a cell of [i] counts as symbol [j]
+    pair_symbol: np.ndarray  # int64[pairs]: (symbol, count) pairs by falling pay
+    pair_count: np.ndarray
+    pair_pay: np.ndarray  # coins per coin bet on the line
+    pay_symbols: np.ndarray  # int64[]: symbols with a line pay
+    increments: np.ndarray  # int64[symbols, reels + 1]: pay[k] - pay[k - 1]
+    scatter_symbol: int
+    scatter_pay: np.ndarray  # int64[cells + 1]: pay by scatter count, x total bet
+
+
+class ReelSet(NamedTuple):
+    """The strips of one mode with per-stop lookups."""
+
+    strips: np.ndarray  # int64[reels, longest]: symbol ids, padded
+    lengths: np.ndarray  # int64[reels]
+    masks: np.ndarray  # uint64[reels, longest, symbols]: column masks of the window at a stop
+    counts: np.ndarray  # int64[reels, longest, symbols]: symbols in the window at a stop
+
+
+def popcount(x):
+    """Number of set bits in an unsigned 64-bit integer (one instruction when compiled)."""
+    return bin(int(x)).count("1")
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    signature = types.uint64(types.uint64)
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return signature, codegen
+
+
+@overload(popcount, inline="always")
+def _popcount_compiled(x):
+    return lambda x: np.int64(_ctpop(np.uint64(x)))
+
+
+@kernel
+def column_masks(column, reel, line_rows, counts_as, out):
+    """Fill ``out[s]`` with the lines whose cell on ``reel`` counts as symbol ``s``."""
+    out[:] = 0
+    for line in range(line_rows.shape[0]):
+        cell = column[line_rows[line, reel]]
+        bit = np.uint64(1) << np.uint64(line)
+        for symbol in range(counts_as.shape[1]):
+            if counts_as[cell, symbol]:
+                out[symbol] |= bit
+
+
+@kernel
+def window_masks(window, line_rows, counts_as, masks, counts):
+    """Column masks and symbol counts of a whole screen, as a one-stop table at stop 0."""
+    rows, reels = window.shape
+    for reel in range(reels):
+        column_masks(window[:, reel], reel, line_rows, counts_as, masks[reel, 0])
+        counts[reel, 0, :] = 0
+        for row in range(rows):
+            counts[reel, 0, window[row, reel]] += 1
+
+
+@kernel
+def line_wins(table, masks, stops, enabled, multiplier, log):
+    """Total line win, in coins per coin bet on a line, of the screen at ``stops``.
+
+    ``masks`` is a column-mask table indexed ``[reel, stop, symbol]``; ``enabled`` the bitmask
+    of paying lines. Every win is logged when the log is recording.
+
+    A line's only candidate symbol is the one its reel-1 cell counts as, unless that cell is a
+    wild. So when no line has two candidates, each symbol's lines are paid on their own by
+    adding the pay increments of every count they reach (no ranking needed); otherwise, and
+    whenever wins are logged, :func:`ranked_line_wins` pays each line its best pair.
+    """
+    if events.recording(log):
+        return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
+    total = 0
+    seen = np.uint64(0)
+    reels = masks.shape[0]
+    symbols, increments = table.pay_symbols, table.increments
+    for i in range(symbols.shape[0]):
+        symbol = symbols[i]
+        hit = enabled & masks[0, stops[0], symbol]
+        if hit == 0:
+            continue
+        if hit & seen:
+            return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
+        seen |= hit
+        total += increments[symbol, 1] * popcount(hit)
+        for reel in range(1, reels):
+            hit &= masks[reel, stops[reel], symbol]
+            if hit == 0:
+                break
+            total += increments[symbol, reel + 1] * popcount(hit)
+    return total * multiplier
+
+
+@kernel
+def ranked_line_wins(table, masks, stops, enabled, multiplier, log):
+    """Line wins by (symbol, count) pairs in order of falling pay, each line paid once."""
+    total = 0
+    paid = np.uint64(0)
+    for pair in range(table.pair_symbol.shape[0]):
+        symbol = table.pair_symbol[pair]
+        count = table.pair_count[pair]
+        hit = enabled & ~paid
+        for reel in range(count):
+            hit &= masks[reel, stops[reel], symbol]
+            if hit == 0:
+                break
+        if hit == 0:
+            continue
+        paid |= hit
+        pay = table.pair_pay[pair]
+        total += pay * popcount(hit)
+        if events.recording(log):
+            for line in range(table.line_rows.shape[0]):
+                if (hit >> np.uint64(line)) & np.uint64(1):
+                    events.emit(log, events.LINE_WIN, line, symbol, count, pay * multiplier, multiplier)
+    return total * multiplier
+
+
+@kernel
+def symbol_count(counts, stops, symbol):
+    """How many of ``symbol`` the screen at ``stops`` shows, anywhere."""
+    total = 0
+    for reel in range(counts.shape[0]):
+        total += counts[reel, stops[reel], symbol]
+    return total
+
+
+@kernel
+def reels_showing(counts, stops, symbol):
+    """On how many reels ``symbol`` shows at least once."""
+    total = 0
+    for reel in range(counts.shape[0]):
+        if counts[reel, stops[reel], symbol] > 0:
+            total += 1
+    return total
+
+
+@kernel
+def fill_window(reelset, stops, window):
+    """The symbols a screen shows at ``stops``: rows top to bottom, reels left to right."""
+    rows, reels = window.shape
+    for reel in range(reels):
+        length = reelset.lengths[reel]
+        for row in range(rows):
+            window[row, reel] = reelset.strips[reel, (stops[reel] + row) % length]
+
+
+def counts_as_matrix(spec: LineGameSpec) -> np.ndarray:
+    """``[cell, symbol]``: True where a cell showing ``cell`` counts toward ``symbol``."""
+    n = len(spec.symbols)
+    matrix = np.eye(n, dtype=np.bool_)
+    if spec.wild:
+        wild = spec.symbol_id(spec.wild.symbol)
+        for code in spec.line_pays:
+            if code not in spec.wild.substitutes_except:
+                matrix[wild, spec.symbol_id(code)] = True
+    return matrix
+
+
+def compile_paytable(spec: LineGameSpec) -> PayTable:
+    """The paytable of a model as arrays for the compiled evaluators."""
+    lines = np.array(paylines(spec.paylines), dtype=np.int64)
+    if lines.shape[1] != spec.grid.reels or lines.max() >= spec.grid.rows:
+        raise ValueError(f"paylines {spec.paylines!r} do not fit a {spec.grid.reels}x{spec.grid.rows} grid")
+    if lines.shape[0] > 64:
+        raise ValueError("at most 64 paylines fit the line bitmasks")
+    pairs = [
+        (pay, count, spec.symbol_id(code))
+        for code, pays in spec.line_pays.items()
+        for count, pay in pays.items()
+        if pay > 0
+    ]
+    pairs.sort(key=lambda p: (-p[0], -p[1], p[2]))
+    scatter_symbol, scatter_pay = -1, np.zeros(spec.grid.reels * spec.grid.rows + 1, dtype=np.int64)
+    for code, pays in spec.scatter_pays.items():
+        scatter_symbol = spec.symbol_id(code)
+        for count, pay in pays.items():
+            scatter_pay[count] = pay
+        # Counts above the highest listed pay as the highest: five-of-a-kind and up.
+        top = max(pays)
+        scatter_pay[top:] = pays[top]
+    return PayTable(
+        line_rows=lines,
+        counts_as=counts_as_matrix(spec),
+        pair_symbol=np.array([p[2] for p in pairs], dtype=np.int64),
+        pair_count=np.array([p[1] for p in pairs], dtype=np.int64),
+        pair_pay=np.array([p[0] for p in pairs], dtype=np.int64),
+        pay_symbols=np.array(sorted({p[2] for p in pairs}), dtype=np.int64),
+        increments=pay_increments(spec),
+        scatter_symbol=scatter_symbol,
+        scatter_pay=scatter_pay,
+    )
+
+
+def pay_increments(spec: LineGameSpec) -> np.ndarray:
+    """``[symbol, k]``: what reaching count ``k`` adds to a line's pay (pays never fall)."""
+    increments = np.zeros((len(spec.symbols), spec.grid.reels + 1), dtype=np.int64)
+    for code, pays in spec.line_pays.items():
+        previous = 0
+        for count in range(1, spec.grid.reels + 1):
+            pay = pays.get(count, previous)
+            increments[spec.symbol_id(code), count] = pay - previous
+            previous = pay
+    return increments
+
+
+def compile_reelset(spec: LineGameSpec, mode: str, table: PayTable) -> ReelSet:
+    """One mode's strips with the column masks and counts of the window at every stop."""
+    strips = [[spec.symbol_id(code) for code in strip] for strip in spec.reels[mode]]
+    reels, rows, symbols = spec.grid.reels, spec.grid.rows, len(spec.symbols)
+    longest = max(len(s) for s in strips)
+    padded = np.zeros((reels, longest), dtype=np.int64)
+    masks = np.zeros((reels, longest, symbols), dtype=np.uint64)
+    counts = np.zeros((reels, longest, symbols), dtype=np.int64)
+    column = np.zeros(rows, dtype=np.int64)
+    for reel, strip in enumerate(strips):
+        padded[reel, : len(strip)] = strip
+        for stop in range(len(strip)):
+            for row in range(rows):
+                column[row] = strip[(stop + row) % len(strip)]
+                counts[reel, stop, column[row]] += 1
+            column_masks(column, reel, table.line_rows, table.counts_as, masks[reel, stop])
+    return ReelSet(padded, np.array([len(s) for s in strips], dtype=np.int64), masks, counts)
+
+
+def enabled_mask(lines: int) -> np.uint64:
+    """The bitmask of lines 1..``lines``."""
+    return np.uint64((1 << lines) - 1)

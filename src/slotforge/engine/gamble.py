@@ -1,0 +1,76 @@
+"""The card gamble: guess a card's colour (x2) or suit (x4), or collect.
+
+Cards come from a fair deck (each suit equally likely), so a gamble returns exactly 100% of
+its stake. A guess is offered only while its possible win stays within the operator's amount
+limit and fewer than the allowed number of gambles were played; when nothing can be offered the
+win is collected automatically.
+"""
+
+from __future__ import annotations
+
+from slotforge.engine.jit import kernel
+
+from slotforge.engine import events
+from slotforge.engine.outcomes import draw, next_choice
+
+# Choice ids, in the order games name them.
+COLLECT, RED, BLACK, HEARTS, DIAMONDS, CLUBS, SPADES = range(7)
+CHOICE_NAMES = ("collect", "red", "black", "hearts", "diamonds", "clubs", "spades")
+COLOUR_OPTIONS = (1 << RED) | (1 << BLACK)
+SUIT_OPTIONS = (1 << HEARTS) | (1 << DIAMONDS) | (1 << CLUBS) | (1 << SPADES)
+# Card ids: hearts and diamonds are red.
+CARD_NAMES = ("HEARTS", "DIAMONDS", "CLUBS", "SPADES")
+
+
+@kernel
+def guessed(choice, card):
+    """Whether a colour or suit guess matches the card."""
+    if choice == RED:
+        return card < 2
+    if choice == BLACK:
+        return card >= 2
+    return card == choice - HEARTS
+
+
+@kernel
+def offered(win, gambles, max_gambles, limit_units):
+    """The bitmask of choices open for a win (collect is always open)."""
+    options = 1 << COLLECT
+    if gambles < max_gambles:
+        if win * 2 <= limit_units:
+            options |= COLOUR_OPTIONS
+        if win * 4 <= limit_units:
+            options |= SUIT_OPTIONS
+    return options
+
+
+@kernel
+def card_gamble(outcomes, log, win, limit_units, max_gambles, decision, card_draw):
+    """Offer the gamble on ``win`` until collected, lost, or no longer possible.
+
+    Returns (status, win units). ``decision`` is the game's id of the gamble decision and
+    ``card_draw`` the id of its ``card`` draw.
+    """
+    gambles = 0
+    while win > 0:
+        options = offered(win, gambles, max_gambles, limit_units)
+        if options == 1 << COLLECT:
+            events.emit(log, events.COLLECT, win, 1)
+            return events.COMPLETE, win
+        choice = next_choice(outcomes)
+        if choice < 0:
+            events.emit(log, events.AWAIT, decision, options, win)
+            return events.AWAITING, win
+        if choice >= 31 or not (options >> choice) & 1:
+            events.emit(log, events.INVALID_CHOICE, decision, choice, options)
+            return events.REJECTED, win
+        if choice == COLLECT:
+            events.emit(log, events.COLLECT, win, 0)
+            return events.COMPLETE, win
+        card = draw(outcomes, card_draw, 4)
+        factor = 2 if choice <= BLACK else 4
+        result = win * factor if guessed(choice, card) else 0
+        events.emit(log, events.GAMBLE, choice, card, win, result)
+        win = result
+        gambles += 1
+    return events.COMPLETE, win

@@ -1,0 +1,115 @@
+"""The interface every game offers to the round runner, the simulator and the maths.
+
+A :class:`Game` is the static part (OpenSpiel's "game"): the validated model, its compiled
+arrays and the compiled round function. A round's state lives only inside one call of that
+function; what a player carries between rounds is passed in and out explicitly.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from slotforge.engine.bet import Bet
+from slotforge.engine.model import LineGameSpec, ModelError, fingerprint, load_json, validate
+from slotforge.engine.outcomes import Outcomes
+
+
+class ScriptError(ValueError):
+    """A script or choice the game cannot use, naming the field and what was expected."""
+
+
+@dataclass(frozen=True)
+class Operator:
+    """Settings the operator chooses, not the player: limits that change how a round may go."""
+
+    gamble_limit: Decimal = Decimal("1000.00")
+    fun_play: bool = False
+
+
+@dataclass
+class Decision:
+    """A decision kind: its name and the names of its options, indexed by choice id."""
+
+    name: str
+    options: tuple[str, ...]
+
+
+@dataclass
+class RunResult:
+    """What one call of a compiled round returned."""
+
+    status: int
+    win_units: int
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Game(ABC):
+    """A game: model data, compiled tables and the round function."""
+
+    code: ClassVar[str]
+    model_file: ClassVar[Path]
+    draw_names: ClassVar[tuple[str, ...]] = ()
+    choice_names: ClassVar[tuple[str, ...]] = ()
+    decisions: ClassVar[tuple[Decision, ...]] = ()
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path or self.model_file)
+        raw = load_json(self.path)
+        self.spec: LineGameSpec = validate(LineGameSpec, raw, str(self.path))
+        self.model_id = f"{self.spec.game}/{self.spec.version}:{fingerprint(raw)}"
+        if self.spec.game != self.code:
+            raise ModelError(f"{self.path}: game: expected {self.code!r}, got {self.spec.game!r}")
+        self.compile()
+
+    # -- model ------------------------------------------------------------------------------
+    def section(self, schema: type, name: str) -> Any:
+        """Validate a game-specific section (``bet`` or ``features``) of the model file."""
+        return validate(schema, getattr(self.spec, name), str(self.path), prefix=name)
+
+    @abstractmethod
+    def compile(self) -> None:
+        """Build the arrays the compiled round function reads."""
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """(rows, reels)."""
+        return self.spec.grid.rows, self.spec.grid.reels
+
+    @property
+    def codes(self) -> list[str]:
+        return self.spec.codes
+
+    # -- rounds -----------------------------------------------------------------------------
+    @abstractmethod
+    def parse_bet(self, raw: dict[str, Any] | None) -> Bet:
+        """Validate the player's bet fields (defaults fill what is missing)."""
+
+    @abstractmethod
+    def run(self, bet: Bet, outcomes: Outcomes, log: np.ndarray, operator: Operator, state: dict) -> RunResult:
+        """Play one round with the compiled round function."""
+
+    def parse_draw(self, name: str, raw: Any) -> int:
+        """A scripted draw value as the integer the round function uses."""
+        raise ScriptError(f"draws.{name}: not a draw of {self.code}; expected one of {list(self.draw_names)}")
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        """A draw value as the record shows it."""
+        return value
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        """A game-specific FEATURE event row as a record event."""
+        return {"type": "feature", "fields": [int(x) for x in row[1:6]]}
+
+    def strip_symbols(self, reel: int) -> set[str]:
+        """Symbols a reel can carry in any mode (a forced screen may only show these)."""
+        return {code for strips in self.spec.reels.values() for code in strips[reel]}
+
+    def extra_screen_symbols(self) -> set[str]:
+        """Symbols a forced screen may show beyond the strips (e.g. held or transformed ones)."""
+        return set()

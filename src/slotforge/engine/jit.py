@@ -1,0 +1,20 @@
+"""How compiled code is declared.
+
+Hot-path helpers are inlined into their callers at numba's IR level (``inline="always"``).
+Besides saving the call, this lets numba drop the reference-count updates it would otherwise
+make for every array of every tuple passed across a call: on a round of a few hundred
+nanoseconds those updates cost more than the game itself. Entry points (a game's round
+function, the simulator's loop, the exact calculators) are compiled as ordinary functions.
+All compiled code is cached on disk, and with ``NUMBA_DISABLE_JIT=1`` it all runs as plain
+Python for debugging.
+
+The simulator's loops allocate nothing (every work array is passed in), so they are compiled
+without numba's runtime (``_nrt=False``): no reference counting at all, which is what lets a
+complete round take well under a hundred nanoseconds.
+"""
+
+from numba import njit
+
+kernel = njit(cache=True, inline="always")
+entry = njit(cache=True)
+loop = njit(cache=True, _nrt=False)

@@ -1,0 +1,187 @@
+"""Game models as data: the schema of a model file and its loading.
+
+A model file (JSON, one per game) holds what the rules leave to the designer: symbols, reel
+strips per mode, paylines, paytable, bet options and feature weights. It is validated on load;
+a broken file fails with a :class:`ModelError` that names the file, the field and what was
+expected. The game-specific ``bet`` and ``features`` sections are validated by the game's own
+schema, passed to :func:`load_model`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from decimal import Decimal
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+SymbolKind = Literal["wild", "scatter", "high", "medium", "low", "bonus", "mystery", "special"]
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used, with the file and field at fault."""
+
+
+class Strict(BaseModel):
+    """Base of every schema: unknown fields are errors, not silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Symbol(Strict):
+    code: str = Field(pattern=r"^[A-Z][A-Z0-9_]*$")
+    kind: SymbolKind
+    reels: list[int] | None = Field(
+        default=None, description="1-based reels the symbol may stand on; all when omitted"
+    )
+
+
+class Wild(Strict):
+    symbol: str
+    substitutes_except: list[str] = Field(
+        default_factory=list, description="symbols the wild never stands in for"
+    )
+
+
+class Grid(Strict):
+    reels: int = Field(ge=1, le=8)
+    rows: int = Field(ge=1, le=8)
+
+
+class Choice(Strict):
+    """A bet option chosen from a list, with its default."""
+
+    values: list[Decimal] = Field(min_length=1)
+    default: Decimal
+
+
+class IntRange(Strict):
+    min: int = Field(ge=0)
+    max: int = Field(ge=0)
+    default: int
+
+    @model_validator(mode="after")
+    def _ordered(self) -> IntRange:
+        if not self.min <= self.default <= self.max:
+            raise ValueError(f"expected min <= default <= max, got {self.min}, {self.default}, {self.max}")
+        return self
+
+
+class LineGameSpec(Strict):
+    """Everything a line game's model file holds besides its game-specific sections."""
+
+    game: str
+    name: str
+    version: str
+    rtp: Decimal = Field(description="the published RTP, as a fraction")
+    grid: Grid
+    paylines: str = Field(description="a set of payline shapes from the engine's paylines.json")
+    symbols: list[Symbol] = Field(min_length=2)
+    wild: Wild | None = None
+    line_pays: dict[str, dict[int, int]]
+    scatter_pays: dict[str, dict[int, int]] = Field(default_factory=dict)
+    reels: dict[str, list[list[str]]] = Field(description="reel strips by mode, one per reel")
+    bet: dict[str, Any]
+    features: dict[str, Any] = Field(default_factory=dict)
+    design: dict[str, Any] = Field(default_factory=dict, description="the designer's notes")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> LineGameSpec:
+        codes = [s.code for s in self.symbols]
+        known = set(codes)
+        if len(known) != len(codes):
+            raise ValueError("symbols: every code must be unique")
+
+        def check_symbol(where: str, code: str) -> None:
+            if code not in known:
+                raise ValueError(f"{where}: unknown symbol {code!r}; expected one of {sorted(known)}")
+
+        if self.wild:
+            check_symbol("wild.symbol", self.wild.symbol)
+            for code in self.wild.substitutes_except:
+                check_symbol("wild.substitutes_except", code)
+        for table in ("line_pays", "scatter_pays"):
+            for code, pays in getattr(self, table).items():
+                check_symbol(table, code)
+                for count in pays:
+                    if not 1 <= count <= self.grid.reels * self.grid.rows:
+                        raise ValueError(f"{table}.{code}: count {count} is not on a {self.grid.reels}-reel screen")
+        for code, pays in self.line_pays.items():
+            ordered = [pays[c] for c in sorted(pays)]
+            if ordered != sorted(ordered) or any(p < 0 for p in ordered):
+                raise ValueError(f"line_pays.{code}: pays must not fall as the count grows, got {pays}")
+        allowed = {s.code: set(s.reels) if s.reels else None for s in self.symbols}
+        for mode, strips in self.reels.items():
+            if len(strips) != self.grid.reels:
+                raise ValueError(f"reels.{mode}: expected {self.grid.reels} strips, got {len(strips)}")
+            for index, strip in enumerate(strips, start=1):
+                if len(strip) < self.grid.rows:
+                    raise ValueError(f"reels.{mode}[{index}]: a strip needs at least {self.grid.rows} stops")
+                for code in strip:
+                    check_symbol(f"reels.{mode}[{index}]", code)
+                    if allowed[code] is not None and index not in allowed[code]:
+                        raise ValueError(
+                            f"reels.{mode}[{index}]: {code} may only stand on reels {sorted(allowed[code])}"
+                        )
+        return self
+
+    def symbol_id(self, code: str) -> int:
+        """The index of a symbol code in the model (the id used by compiled code)."""
+        for index, symbol in enumerate(self.symbols):
+            if symbol.code == code:
+                return index
+        raise KeyError(code)
+
+    @property
+    def codes(self) -> list[str]:
+        return [s.code for s in self.symbols]
+
+
+def fingerprint(raw: dict[str, Any]) -> str:
+    """A short hash of a model's canonical JSON: which data paid a round."""
+    canonical = json.dumps(raw, sort_keys=True, separators=(",", ":")).encode()
+    return hashlib.sha256(canonical).hexdigest()[:12]
+
+
+def describe_error(path: str, error: ValidationError) -> str:
+    """One line per problem: file, dotted field, what was expected."""
+    lines = []
+    for problem in error.errors():
+        field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
+        lines.append(f"{path}: {field}: {problem['msg']}")
+    return "\n".join(lines)
+
+
+def load_json(path: str | Path) -> dict[str, Any]:
+    """Read a model file, turning a syntax error into a ModelError naming the file."""
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError as error:
+        raise ModelError(f"{path}: no such model file") from error
+    except json.JSONDecodeError as error:
+        raise ModelError(f"{path}: line {error.lineno}: not valid JSON ({error.msg})") from error
+
+
+def validate(schema: type[BaseModel], raw: Any, path: str, prefix: str = "") -> Any:
+    """Validate ``raw`` against ``schema``, reporting failures against ``path`` and ``prefix``."""
+    try:
+        return schema.model_validate(raw)
+    except ValidationError as error:
+        message = describe_error(path, error)
+        if prefix:
+            message = message.replace(f"{path}: ", f"{path}: {prefix}.")
+        raise ModelError(message) from error
+
+
+@cache
+def paylines(name: str) -> tuple[tuple[int, ...], ...]:
+    """Payline shapes by name, as 0-based rows per reel."""
+    data = json.loads(resources.files("slotforge.engine").joinpath("data/paylines.json").read_text())
+    if name not in data or name.startswith("_"):
+        known = sorted(k for k in data if not k.startswith("_"))
+        raise ModelError(f"paylines: unknown payline set {name!r}; expected one of {known}")
+    return tuple(tuple(line) for line in data[name])

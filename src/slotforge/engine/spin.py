@@ -1,0 +1,101 @@
+"""One spin of a line game: land a screen (drawn or forced), then pay its lines and scatters.
+
+These are the compiled building blocks of every line game's round function. A game with
+transformations (mysteries, falling wilds) lands a screen, changes it, and evaluates the
+changed screen with :func:`evaluate_window`; a plain game calls :func:`line_spin`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from slotforge.engine.jit import kernel
+
+from slotforge.engine import events
+from slotforge.engine.evaluate import fill_window, line_wins, symbol_count, window_masks
+from slotforge.engine.outcomes import forced_screen
+from slotforge.engine.rng import bounded
+
+
+class Scratch(NamedTuple):
+    """Work arrays a round reuses instead of allocating on every spin."""
+
+    stops: np.ndarray  # int64[reels]
+    window: np.ndarray  # int64[rows, reels]
+    masks: np.ndarray  # uint64[reels, 1, symbols]: column masks of a computed screen
+    counts: np.ndarray  # int64[reels, 1, symbols]
+    zero_stops: np.ndarray  # int64[reels]: index 0 into the one-stop tables above
+
+
+def make_scratch(rows: int, reels: int, symbols: int) -> Scratch:
+    return Scratch(
+        stops=np.zeros(reels, dtype=np.int64),
+        window=np.zeros((rows, reels), dtype=np.int64),
+        masks=np.zeros((reels, 1, symbols), dtype=np.uint64),
+        counts=np.zeros((reels, 1, symbols), dtype=np.int64),
+        zero_stops=np.zeros(reels, dtype=np.int64),
+    )
+
+
+@kernel
+def land(reelset, outcomes, scratch, need_window):
+    """Land a screen: the script's next one, or random stops on ``reelset``.
+
+    Returns True when the screen was forced. ``scratch.window`` holds the screen when it was
+    forced or when ``need_window`` asks for it; ``scratch.stops`` holds drawn stops.
+    """
+    forced = forced_screen(outcomes)
+    if forced >= 0:
+        screen, window = outcomes.screens[forced], scratch.window
+        for row in range(window.shape[0]):
+            for reel in range(window.shape[1]):
+                window[row, reel] = screen[row, reel]
+        return True
+    # Tuple fields are read once: every read of an array field inside a loop costs a
+    # reference-count update, which at this speed is most of a round's time.
+    stream, lengths, stops = outcomes.stream, reelset.lengths, scratch.stops
+    for reel in range(stops.shape[0]):
+        stops[reel] = bounded(stream, lengths[reel])
+    if need_window:
+        fill_window(reelset, stops, scratch.window)
+    return False
+
+
+@kernel
+def pay_screen(table, masks, counts, stops, enabled, total_units, multiplier, log):
+    """Line wins plus scatter pays of a screen; returns (win units, scatter count)."""
+    win = line_wins(table, masks, stops, enabled, multiplier, log)
+    scatters = 0
+    if table.scatter_symbol >= 0:
+        scatters = symbol_count(counts, stops, table.scatter_symbol)
+        scatter_units = table.scatter_pay[scatters] * total_units * multiplier
+        if scatter_units > 0:
+            win += scatter_units
+            events.emit(log, events.SCATTER_WIN, table.scatter_symbol, scatters, scatter_units, multiplier)
+    return win, scatters
+
+
+@kernel
+def evaluate_window(table, scratch, enabled, total_units, multiplier, log):
+    """Pay the screen in ``scratch.window`` (after whatever changed it)."""
+    window_masks(scratch.window, table.line_rows, table.counts_as, scratch.masks, scratch.counts)
+    return pay_screen(table, scratch.masks, scratch.counts, scratch.zero_stops, enabled, total_units, multiplier, log)
+
+
+@kernel
+def line_spin(table, reelset, kind, mode, index, left, enabled, total_units, multiplier, outcomes, log, scratch):
+    """Land and pay one screen of a plain line game; returns (win units, scatter count)."""
+    forced = land(reelset, outcomes, scratch, events.recording(log))
+    events.emit_step(log, kind, mode, index, left, scratch.window)
+    if forced:
+        return evaluate_window(table, scratch, enabled, total_units, multiplier, log)
+    return pay_screen(table, reelset.masks, reelset.counts, scratch.stops, enabled, total_units, multiplier, log)
+
+
+@kernel
+def enabled_lines(lines):
+    """The bitmask of paylines 1..``lines``."""
+    if lines >= 64:
+        return ~np.uint64(0)
+    return (np.uint64(1) << np.uint64(lines)) - np.uint64(1)

@@ -1,0 +1,42 @@
+"""The games, one folder each: a model file (data) and a rules module (the round function)."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
+from pathlib import Path
+
+from slotforge.engine.game import Game
+
+# Game code -> "module:class". Games are imported on demand so that one game's compile time
+# is never paid by another's command.
+REGISTRY = {
+    "dynasty": "slotforge.games.dynasty:Dynasty",
+}
+
+
+class UnknownGame(ValueError):
+    pass
+
+
+def game_codes() -> list[str]:
+    return sorted(REGISTRY)
+
+
+def load_game(code: str, model: Path | None = None) -> Game:
+    """The game ``code``, from its shipped model or from ``model`` (a designer's variant)."""
+    if code not in REGISTRY:
+        raise UnknownGame(f"game: unknown game {code!r}; expected one of {game_codes()}")
+    if model is not None:
+        return _game_class(code)(model)
+    return _shipped(code)
+
+
+def _game_class(code: str) -> type[Game]:
+    module, name = REGISTRY[code].split(":")
+    return getattr(import_module(module), name)
+
+
+@cache
+def _shipped(code: str) -> Game:
+    return _game_class(code)()

@@ -1,0 +1,1 @@
+"""Exact calculators, the simulator and its statistics."""

@@ -1,0 +1,34 @@
+"""Statistics of simulated returns: mean, spread and confidence intervals."""
+
+from __future__ import annotations
+
+import math
+
+from scipy.stats import norm
+
+
+def z(confidence: float) -> float:
+    """The two-sided normal quantile for a confidence level (1.96 for 0.95)."""
+    return float(norm.ppf(0.5 + confidence / 2))
+
+
+def summarise(rounds: int, win_units: int, squares: float, stake_units: int) -> dict[str, float]:
+    """RTP, standard deviation per round and CI half-widths, all as multiples of the stake.
+
+    The interval is the normal approximation to the mean of i.i.d. rounds, which the central
+    limit theorem makes accurate at the round counts a simulation runs.
+    """
+    if rounds == 0:
+        return {"rtp": 0.0, "std": 0.0, "ci95": 0.0, "ci99": 0.0}
+    mean = win_units / rounds
+    variance = max(squares / rounds - mean * mean, 0.0)
+    if rounds > 1:
+        variance *= rounds / (rounds - 1)
+    std = math.sqrt(variance) / stake_units
+    error = std / math.sqrt(rounds)
+    return {"rtp": mean / stake_units, "std": std, "ci95": z(0.95) * error, "ci99": z(0.99) * error}
+
+
+def rounds_for(std: float, half_width: float, confidence: float = 0.99) -> int:
+    """Rounds needed for a CI of ``half_width`` (as a fraction) at ``confidence``."""
+    return math.ceil((z(confidence) * std / half_width) ** 2)
