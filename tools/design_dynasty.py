@@ -87,7 +87,7 @@ def rtp(counts: dict[str, list[dict[str, int]]], raw: dict) -> float:
     raw = {**raw, "reels": strips(counts)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(raw, handle)
-    return Dynasty(Path(handle.name)).exact_rtp()["rtp"]
+    return Dynasty(Path(handle.name)).rtp_report()["rtp"]
 
 
 def tune(counts: dict[str, list[dict[str, int]]], raw: dict) -> dict[str, list[dict[str, int]]]:

@@ -50,13 +50,27 @@ class RunResult:
 
 
 class Game(ABC):
-    """A game: model data, compiled tables and the round function."""
+    """A game: model data, compiled tables and the round function.
+
+    A subclass names its model file, its scripted draws, choices and decisions, and the
+    counters its round function tallies for the simulator; it compiles the model into
+    ``tables`` and supplies two compiled functions:
+
+    * ``round_function(tables, bet, outcomes, log, scratch, tally) -> (status, win units)``,
+      one complete round (``bet`` is the int64 array of :meth:`bet_arguments`);
+    * ``simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals)``, the
+      simulator's loop around it (``maths.simulate.run_rounds`` compiled with ``jit.loop``).
+    """
 
     code: ClassVar[str]
     model_file: ClassVar[Path]
     draw_names: ClassVar[tuple[str, ...]] = ()
     choice_names: ClassVar[tuple[str, ...]] = ()
     decisions: ClassVar[tuple[Decision, ...]] = ()
+    tally_names: ClassVar[tuple[str, ...]] = ()
+    round_function: ClassVar[Any]
+    simulate_rounds: ClassVar[Any]
+    tables: Any
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path or self.model_file)
@@ -93,6 +107,26 @@ class Game(ABC):
     @abstractmethod
     def run(self, bet: Bet, outcomes: Outcomes, log: np.ndarray, operator: Operator, state: dict) -> RunResult:
         """Play one round with the compiled round function."""
+
+    @abstractmethod
+    def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:
+        """The round function's int64 bet array; ``operator`` None means simulation."""
+
+    def simulation_bet(self) -> Bet:
+        """The bet the simulator plays (RTP is the same at every bet)."""
+        return self.parse_bet({})
+
+    @abstractmethod
+    def scratch(self) -> Any:
+        """Fresh work arrays for the round function."""
+
+    @abstractmethod
+    def feature_report(self, tally: dict[str, int], rounds: int) -> dict[str, Any]:
+        """Feature frequencies and RTP parts from the simulator's tallies."""
+
+    @abstractmethod
+    def rtp_report(self) -> dict[str, Any]:
+        """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
 
     def parse_draw(self, name: str, raw: Any) -> int:
         """A scripted draw value as the integer the round function uses."""

@@ -15,6 +15,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -80,9 +81,9 @@ def chunk_stream(seed: int, chunk: int) -> np.ndarray:
     return rng.xoshiro_stream([seed, chunk])
 
 
-def simulate_chunk(code: str, seed: int, chunk: int, rounds: int) -> Partial:
+def simulate_chunk(code: str, seed: int, chunk: int, rounds: int, model: str | None = None) -> Partial:
     """Play chunk ``chunk`` of a simulation (``rounds`` rounds) in this process."""
-    game = load_game(code)
+    game = load_game(code, Path(model) if model else None)
     bet = game.simulation_bet()
     outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, max(1, len(game.draw_names)))
     tally = np.zeros(len(game.tally_names), dtype=np.int64)
@@ -97,7 +98,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _chunk_task(args: tuple[str, int, int, int]) -> Partial:
+def _chunk_task(args: tuple[str, int, int, int, str | None]) -> Partial:
     return simulate_chunk(*args)
 
 
@@ -116,14 +117,16 @@ def simulate(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     chunk: int = CHUNK,
+    model: Path | None = None,
 ) -> dict[str, Any]:
     """Simulate ``rounds`` rounds of game ``code``; Ctrl-C stops early and reports what ran."""
     if rounds < 1:
         raise ValueError(f"rounds: expected a positive number of rounds, got {rounds}")
     if workers < 1:
         raise ValueError(f"workers: expected at least 1, got {workers}")
-    game = load_game(code)
-    tasks = [(code, seed, i, size) for i, size in enumerate(plan(rounds, chunk))]
+    game = load_game(code, model)
+    model_path = str(model) if model else None
+    tasks = [(code, seed, i, size, model_path) for i, size in enumerate(plan(rounds, chunk))]
     total = Partial()
     interrupted = False
     started = time.perf_counter()
@@ -137,7 +140,7 @@ def simulate(
             interrupted = True
     else:
         # Compile (or load from cache) once here so the workers start from the cache.
-        simulate_chunk(code, seed, 0, 1)
+        simulate_chunk(code, seed, 0, 1, model_path)
         context = mp.get_context("fork" if os.name == "posix" else "spawn")
         pool = context.Pool(workers, initializer=_ignore_sigint)
         try:

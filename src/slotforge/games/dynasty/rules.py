@@ -161,9 +161,6 @@ class Dynasty(Game):
             limit = int(operator.gamble_limit // (bet.unit_coins * bet.coin_value))
         return np.array([bet.lines, bet.total_units, limit], dtype=np.int64)
 
-    def simulation_bet(self) -> Bet:
-        return self.parse_bet({})
-
     def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
         tally = np.zeros(len(TALLY), dtype=np.int64)
         status, win = play_round(self.tables, self.bet_arguments(bet, operator), outcomes, log, self.scratch(), tally)
@@ -196,7 +193,7 @@ class Dynasty(Game):
         }
 
     # -- maths ------------------------------------------------------------------------------
-    def exact_rtp(self) -> dict[str, Any]:
+    def rtp_report(self) -> dict[str, Any]:
         """The RTP by combinatorics (base game) and closed form (retriggering free spins)."""
         symbols = len(self.spec.symbols)
         fs = self.features.free_spins
