@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from slotforge.engine.bet import Bet
+from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.model import LineGameSpec, ModelError, fingerprint, load_json, validate
 from slotforge.engine.outcomes import Outcomes
 
@@ -139,6 +139,10 @@ class Game(ABC):
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
         """A game-specific FEATURE event row as a record event."""
         return {"type": "feature", "fields": [int(x) for x in row[1:6]]}
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        """A game-specific WIN event row as a record win (bonus coins, a fixed jackpot)."""
+        return {"kind": "feature", "symbol": "", "count": int(row[2]), "amount": format_money(bet.amount(int(row[3])))}
 
     def strip_symbols(self, reel: int) -> set[str]:
         """Symbols a reel can carry in any mode (a forced screen may only show these)."""

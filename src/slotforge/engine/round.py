@@ -225,6 +225,8 @@ def build_record(
             )
         elif code == events.FEATURE:
             steps[-1]["events"].append(game.describe_feature(row, bet))
+        elif code == events.WIN:
+            steps[-1]["wins"].append(game.describe_win(row, bet))
     return {
         "game": game.code,
         "model": game.model_id,
