@@ -30,7 +30,7 @@ ModelOpt = typer.Option(None, "--model", help="a model file to use instead of th
 
 
 def fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False)
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 
@@ -78,6 +78,7 @@ def simulate(
     rounds_: int = typer.Option(1_000_000, "--rounds", "-n", help="rounds to simulate"),
     seed: int = typer.Option(0, "--seed", help="the same seed gives the same figures"),
     workers: int = typer.Option(1, "--workers", "-w", help="processes; 0 = every core"),
+    bet: list[str] = typer.Option([], "--bet", help="a bet field, FIELD=VALUE (repeatable)"),
     as_json: bool = typer.Option(False, "--json"),
     model: Optional[Path] = ModelOpt,
 ) -> None:
@@ -86,14 +87,15 @@ def simulate(
     from slotforge.maths.simulate import simulate as run
 
     workers = workers or os.cpu_count() or 1
-    guarded(lambda: load_game(game, model))
+    the_bet = guarded(lambda: parse_bet_options(bet))
+    guarded(lambda: load_game(game, model).parse_bet(the_bet))
     with Progress(
         TextColumn(f"simulating {game}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
         console=err, transient=True, disable=not err.is_terminal,
     ) as progress:
         task = progress.add_task("rounds", total=rounds_)
         result = guarded(
-            lambda: run(game, rounds_, seed=seed, workers=workers, model=model,
+            lambda: run(game, rounds_, seed=seed, workers=workers, model=model, bet=the_bet,
                         progress=lambda n: progress.advance(task, n))
         )
     if as_json:

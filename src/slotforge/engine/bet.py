@@ -73,7 +73,7 @@ def parse_choice(field: str, raw: Any, allowed: Choice) -> Decimal:
         value = Decimal(str(raw))
     except InvalidOperation as error:
         raise BetError(f"bet.{field}: expected one of {offered}, got {raw!r}") from error
-    if value not in allowed.values:
+    if not value.is_finite() or value not in allowed.values:
         raise BetError(f"bet.{field}: expected one of {offered}, got {raw!r}")
     return value
 

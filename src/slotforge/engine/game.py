@@ -121,7 +121,7 @@ class Game(ABC):
         """Fresh work arrays for the round function."""
 
     @abstractmethod
-    def feature_report(self, tally: dict[str, int], rounds: int) -> dict[str, Any]:
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
         """Feature frequencies and RTP parts from the simulator's tallies."""
 
     @abstractmethod

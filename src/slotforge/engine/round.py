@@ -57,7 +57,7 @@ def parse_script(game: Game, raw: dict[str, Any]) -> Script:
         for r, row in enumerate(screen):
             for c, code in enumerate(row):
                 carried = game.strip_symbols(c) | game.extra_screen_symbols()
-                if code not in ids:
+                if not isinstance(code, str) or code not in ids:
                     raise ScriptError(f"screens[{n}][{r}][{c}]: unknown symbol {code!r}; expected one of {sorted(ids)}")
                 if code not in carried:
                     raise ScriptError(
@@ -66,6 +66,10 @@ def parse_script(game: Game, raw: dict[str, Any]) -> Script:
                 array[r, c] = ids[code]
         screens.append(array)
     draws: list[list[int]] = [[] for _ in game.draw_names]
+    if not isinstance(raw.get("draws") or {}, dict):
+        raise ScriptError("draws: expected an object of draw names to lists of values")
+    if not isinstance(raw.get("state") or {}, dict):
+        raise ScriptError("state: expected an object")
     for name, values in (raw.get("draws") or {}).items():
         if name not in game.draw_names:
             raise ScriptError(f"draws.{name}: not a draw of {game.code}; expected one of {list(game.draw_names)}")

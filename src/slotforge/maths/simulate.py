@@ -81,10 +81,12 @@ def chunk_stream(seed: int, chunk: int) -> np.ndarray:
     return rng.xoshiro_stream([seed, chunk])
 
 
-def simulate_chunk(code: str, seed: int, chunk: int, rounds: int, model: str | None = None) -> Partial:
+def simulate_chunk(
+    code: str, seed: int, chunk: int, rounds: int, model: str | None = None, bet: dict | None = None
+) -> Partial:
     """Play chunk ``chunk`` of a simulation (``rounds`` rounds) in this process."""
     game = load_game(code, Path(model) if model else None)
-    bet = game.simulation_bet()
+    bet = game.parse_bet(bet) if bet else game.simulation_bet()
     outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, max(1, len(game.draw_names)))
     tally = np.zeros(len(game.tally_names), dtype=np.int64)
     totals = np.zeros(4, dtype=np.int64)
@@ -98,7 +100,7 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _chunk_task(args: tuple[str, int, int, int, str | None]) -> Partial:
+def _chunk_task(args: tuple) -> Partial:
     return simulate_chunk(*args)
 
 
@@ -118,15 +120,20 @@ def simulate(
     progress: Callable[[int], None] | None = None,
     chunk: int = CHUNK,
     model: Path | None = None,
+    bet: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Simulate ``rounds`` rounds of game ``code``; Ctrl-C stops early and reports what ran."""
+    """Simulate ``rounds`` rounds of game ``code``; Ctrl-C stops early and reports what ran.
+
+    ``bet`` is the game's bet fields (the model's defaults when omitted).
+    """
     if rounds < 1:
         raise ValueError(f"rounds: expected a positive number of rounds, got {rounds}")
     if workers < 1:
         raise ValueError(f"workers: expected at least 1, got {workers}")
     game = load_game(code, model)
     model_path = str(model) if model else None
-    tasks = [(code, seed, i, size, model_path) for i, size in enumerate(plan(rounds, chunk))]
+    played = game.parse_bet(bet) if bet else game.simulation_bet()
+    tasks = [(code, seed, i, size, model_path, bet) for i, size in enumerate(plan(rounds, chunk))]
     total = Partial()
     interrupted = False
     started = time.perf_counter()
@@ -140,7 +147,7 @@ def simulate(
             interrupted = True
     else:
         # Compile (or load from cache) once here so the workers start from the cache.
-        simulate_chunk(code, seed, 0, 1, model_path)
+        simulate_chunk(code, seed, 0, 1, model_path, bet)
         context = mp.get_context("fork" if os.name == "posix" else "spawn")
         pool = context.Pool(workers, initializer=_ignore_sigint)
         try:
@@ -155,18 +162,20 @@ def simulate(
         finally:
             pool.join()
     elapsed = time.perf_counter() - started
-    return report(game, total, elapsed, seed, workers, interrupted)
+    return report(game, played, total, elapsed, seed, workers, interrupted)
 
 
-def report(game, total: Partial, elapsed: float, seed: int, workers: int, interrupted: bool) -> dict[str, Any]:
+def report(
+    game, bet, total: Partial, elapsed: float, seed: int, workers: int, interrupted: bool
+) -> dict[str, Any]:
     """The simulation's figures, as fractions of the total bet."""
-    bet = game.simulation_bet()
     units = bet.total_units
     summary = stats.summarise(total.rounds, total.win_units, total.squares, units)
     tally = {name: int(v) for name, v in zip(game.tally_names, total.tally, strict=False)} if total.rounds else {}
     return {
         "game": game.code,
         "model": game.model_id,
+        "bet": bet.as_json(),
         "seed": seed,
         "workers": workers,
         "rounds": total.rounds,
@@ -176,7 +185,7 @@ def report(game, total: Partial, elapsed: float, seed: int, workers: int, interr
         **summary,
         "hit_frequency": total.hits / total.rounds if total.rounds else 0.0,
         "max_win": total.max_units / units,
-        "features": game.feature_report(tally, total.rounds) if total.rounds else {},
+        "features": game.feature_report(tally, total.rounds, bet) if total.rounds else {},
         "seconds": elapsed,
         "rounds_per_second": total.rounds / elapsed if elapsed > 0 else 0.0,
     }

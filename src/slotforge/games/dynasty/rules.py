@@ -176,8 +176,8 @@ class Dynasty(Game):
     def describe_draw(self, name: int, value: int) -> Any:
         return gamble.CARD_NAMES[value]
 
-    def feature_report(self, tally: dict[str, int], rounds: int) -> dict[str, Any]:
-        stake = rounds * self.simulation_bet().total_units
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+        stake = rounds * bet.total_units
         triggered = tally["free_spins_triggered"]
         return {
             "base_game": {"rtp": tally["base_win"] / stake},
