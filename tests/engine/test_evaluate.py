@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from slotforge.engine import events
 from slotforge.engine.evaluate import (
+    compile_count_table,
     compile_paytable,
+    count_wins,
     line_wins,
     popcount,
     ranked_line_wins,
@@ -131,7 +133,35 @@ def test_scatter_count_ignores_lines_and_wilds(data):
 compiled_popcount = njit(lambda x: popcount(x))
 
 
+@settings(deadline=None)
 @given(st.integers(0, 2**64 - 1))
 def test_popcount(value):
     compiled = compiled_popcount
     assert compiled(np.uint64(value)) == bin(value).count("1") == popcount(np.uint64(value))
+
+
+COUNT_RAW = {**RAW, "count_pays": {"DRAGON": {3: 5, 5: 20, 8: 100}, "NINE": {4: 2}}}
+COUNT_SPEC = LineGameSpec.model_validate(COUNT_RAW)
+COUNT_TABLE = compile_count_table(COUNT_SPEC)
+
+
+def reference_count_win(spec: LineGameSpec, window: np.ndarray) -> int:
+    """Pays anywhere, read plainly: count the symbol and the wilds, pay the highest count listed."""
+    cells = [spec.codes[c] for c in window.flatten()]
+    total = 0
+    for symbol, pays in spec.count_pays.items():
+        n = sum(1 for c in cells if c == symbol or c == spec.wild.symbol)
+        total += max([p for c, p in pays.items() if c <= n], default=0)
+    return total
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_count_anywhere_matches_the_plain_reading(data):
+    window = data.draw(windows(COUNT_SPEC)[0])
+    table = compile_paytable(COUNT_SPEC)
+    masks = np.zeros((5, 1, len(COUNT_SPEC.symbols)), dtype=np.uint64)
+    counts = np.zeros((5, 1, len(COUNT_SPEC.symbols)), dtype=np.int64)
+    window_masks(window, table.line_rows, table.counts_as, masks, counts)
+    paid = count_wins(COUNT_TABLE, counts, np.zeros(5, dtype=np.int64), 1, events.off())
+    assert paid == reference_count_win(COUNT_SPEC, window)

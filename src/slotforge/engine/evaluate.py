@@ -39,6 +39,14 @@ class PayTable(NamedTuple):
     scatter_pay: np.ndarray  # int64[cells + 1]: pay by scatter count, x total bet
 
 
+class CountTable(NamedTuple):
+    """Pays-anywhere: each symbol pays by how many cells count as it, wherever they stand."""
+
+    symbols: np.ndarray  # int64[]: paying symbols
+    pays: np.ndarray  # int64[symbols, cells + 1]: pay by count, x the stake unit
+    counts_as: np.ndarray  # bool[symbols, symbols]
+
+
 class ReelSet(NamedTuple):
     """The strips of one mode with per-stop lookups."""
 
@@ -152,6 +160,26 @@ def ranked_line_wins(table, masks, stops, enabled, multiplier, log):
 
 
 @kernel
+def count_wins(table, counts, stops, multiplier, log):
+    """Pays-anywhere wins of the screen at ``stops``: every paying symbol pays by its count,
+    wilds counting toward every symbol they stand in for."""
+    total = 0
+    symbols, pays, counts_as = table.symbols, table.pays, table.counts_as
+    for i in range(symbols.shape[0]):
+        symbol = symbols[i]
+        n = 0
+        for reel in range(counts.shape[0]):
+            for cell in range(counts_as.shape[0]):
+                if counts_as[cell, symbol]:
+                    n += counts[reel, stops[reel], cell]
+        pay = pays[symbol, n] * multiplier
+        if pay > 0:
+            total += pay
+            events.emit(log, events.COUNT_WIN, symbol, n, pay, multiplier)
+    return total
+
+
+@kernel
 def symbol_count(counts, stops, symbol):
     """How many of ``symbol`` the screen at ``stops`` shows, anywhere."""
     total = 0
@@ -186,7 +214,7 @@ def counts_as_matrix(spec: LineGameSpec) -> np.ndarray:
     matrix = np.eye(n, dtype=np.bool_)
     if spec.wild:
         wild = spec.symbol_id(spec.wild.symbol)
-        for code in spec.line_pays:
+        for code in {**spec.line_pays, **spec.count_pays}:
             if code not in spec.wild.substitutes_except:
                 matrix[wild, spec.symbol_id(code)] = True
     return matrix
@@ -237,6 +265,19 @@ def pay_increments(spec: LineGameSpec) -> np.ndarray:
             increments[spec.symbol_id(code), count] = pay - previous
             previous = pay
     return increments
+
+
+def compile_count_table(spec: LineGameSpec) -> CountTable:
+    """The pays-anywhere table of a model; a count above the highest listed pays as it."""
+    cells = spec.grid.reels * spec.grid.rows
+    pays = np.zeros((len(spec.symbols), cells + 1), dtype=np.int64)
+    for code, by_count in spec.count_pays.items():
+        row = pays[spec.symbol_id(code)]
+        for count in range(1, cells + 1):
+            listed = [c for c in by_count if c <= count]
+            row[count] = by_count[max(listed)] if listed else 0
+    symbols = np.array(sorted(spec.symbol_id(c) for c in spec.count_pays), dtype=np.int64)
+    return CountTable(symbols, pays, counts_as_matrix(spec))
 
 
 def compile_reelset(spec: LineGameSpec, mode: str, table: PayTable) -> ReelSet:

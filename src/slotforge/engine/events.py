@@ -29,6 +29,7 @@ INVALID_CHOICE = 8  # decision kind, choice, options bitmask
 FEATURE = 9  # feature code, then game-specific fields
 DRAW = 10  # draw name, value (a random outcome shown to the player)
 WIN = 11  # a game-specific win (bonus coins, a fixed jackpot): fields the game describes
+COUNT_WIN = 12  # symbol, count, units, multiplier: a pays-anywhere win
 
 # Step kinds.
 BASE = 0

@@ -84,6 +84,9 @@ class LineGameSpec(Strict):
     wild: Wild | None = None
     line_pays: dict[str, dict[int, int]]
     scatter_pays: dict[str, dict[int, int]] = Field(default_factory=dict)
+    count_pays: dict[str, dict[int, int]] = Field(
+        default_factory=dict, description="pays-anywhere: pay by how many of a symbol the screen shows"
+    )
     reels: dict[str, list[list[str]]] = Field(description="reel strips by mode, one per reel")
     bet: dict[str, Any]
     features: dict[str, Any] = Field(default_factory=dict)
@@ -104,7 +107,7 @@ class LineGameSpec(Strict):
             check_symbol("wild.symbol", self.wild.symbol)
             for code in self.wild.substitutes_except:
                 check_symbol("wild.substitutes_except", code)
-        for table in ("line_pays", "scatter_pays"):
+        for table in ("line_pays", "scatter_pays", "count_pays"):
             for code, pays in getattr(self, table).items():
                 check_symbol(table, code)
                 for count in pays:

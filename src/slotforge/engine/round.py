@@ -192,10 +192,10 @@ def build_record(
                     "multiplier": int(row[5]),
                 }
             )
-        elif code == events.SCATTER_WIN:
+        elif code in (events.SCATTER_WIN, events.COUNT_WIN):
             steps[-1]["wins"].append(
                 {
-                    "kind": "scatter",
+                    "kind": "scatter" if code == events.SCATTER_WIN else "count",
                     "symbol": codes[int(row[1])],
                     "count": int(row[2]),
                     "amount": format_money(bet.amount(int(row[3]))),
