@@ -15,7 +15,7 @@ from rich.table import Table
 
 from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
-from slotforge.engine.game import Game, Operator, ScriptError
+from slotforge.engine.game import Operator, ScriptError
 from slotforge.engine.model import ModelError
 from slotforge.games import UnknownGame, game_codes, load_game
 
@@ -160,35 +160,40 @@ def play(
         )
 
     record = guarded(first_round)
-    while record["status"] == "awaiting" and not as_json and sys.stdin.isatty():
-        print_round(the_game, record)
+    if as_json:
+        emit_json(record)
+        return
+    shown = print_round(record)
+    while record["status"] == "awaiting" and sys.stdin.isatty():
         options = record["awaiting"]["options"]
         picked = typer.prompt(f"{record['awaiting']['decision']} ({'/'.join(options)})")
         if picked not in options:
             err.print(f"choose one of {options}")
             continue
-        record = guarded(lambda: rounds.resume(the_game, record, picked))
-    if as_json:
-        emit_json(record)
-    else:
-        print_round(the_game, record)
+        used = len(record["inputs"]["random"])
+        source = rounds.seeded_words(seed, skip=used) if seed is not None else rounds.rng.secure_words
+        record = guarded(lambda: rounds.resume(the_game, record, picked, source=source))
+        shown = print_round(record, shown)
 
 
-def print_round(game: Game, record: dict[str, Any]) -> None:
-    out.print(f"[bold]{record['game']}[/bold] bet {record['bet']} total bet {record['total_bet']}")
-    for step in record["steps"]:
+def print_round(record: dict[str, Any], shown: int = 0) -> int:
+    """Print a round's steps from step ``shown`` on; returns how many steps are shown."""
+    if not shown:
+        out.print(f"[bold]{record['game']}[/bold] bet {record['bet']} total bet {record['total_bet']}")
+    for step in record["steps"][shown:]:
         if step["screen"]:
             out.print(f"[cyan]{step['kind']}[/cyan]")
             for row in step["screen"]:
                 out.print("  " + " ".join(f"{code:9}" for code in row))
         for win in step["wins"]:
-            where = f"line {win['line']} " if "line" in win else ""
-            out.print(f"  [green]{win['kind']}[/green] {where}{win['count']} x {win['symbol']}: {win['amount']}")
+            where = f"line {win['line']}" if "line" in win else win["kind"]
+            out.print(f"  [green]{where}[/green]: {win['count']} x {win['symbol']} pays {win['amount']}")
         for event in step["events"]:
             out.print(f"  [yellow]{event['type']}[/yellow] " + ", ".join(f"{k} {v}" for k, v in event.items() if k != "type"))
     out.print(f"total win [bold]{record['total_win']}[/bold]  ({record['status']})")
     if record["awaiting"]:
         out.print(f"waiting for {record['awaiting']['decision']}: {', '.join(record['awaiting']['options'])}")
+    return len(record["steps"])
 
 
 @app.command()

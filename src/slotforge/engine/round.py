@@ -98,9 +98,12 @@ def parse_choices(game: Game, names: list[str]) -> list[int]:
     return ids
 
 
-def seeded_words(seed: int) -> WordSource:
-    """A reproducible word source (for ``play --seed``): the words of xoshiro256**(seed)."""
+def seeded_words(seed: int, skip: int = 0) -> WordSource:
+    """A reproducible word source (for ``play --seed``): the words of xoshiro256**(seed),
+    after the first ``skip`` (the words a resumed round already used)."""
     stream = rng.xoshiro_stream(seed)
+    for _ in range(skip):
+        rng.next_word(stream)
 
     def more(count: int) -> np.ndarray:
         return np.array([rng.next_word(stream) for _ in range(count)], dtype=np.uint64)
