@@ -116,6 +116,32 @@ def print_simulation(result: dict[str, Any]) -> None:
     out.print(f"{result['rounds_per_second']:,.0f} rounds/s on {result['workers']} worker(s), {result['seconds']:.2f} s")
 
 
+@app.command()
+def par(
+    game: str = GameArg,
+    rounds_: int = typer.Option(100_000_000, "--rounds", "-n", help="rounds to simulate for the figures"),
+    seed: int = typer.Option(1, "--seed"),
+    workers: int = typer.Option(0, "--workers", "-w", help="processes; 0 = every core"),
+    output: Optional[Path] = typer.Option(None, "--out", help="write here (default docs/par/GAME.md)"),
+    model: Optional[Path] = ModelOpt,
+) -> None:
+    """Write the game's PAR sheet: exact RTP parts, simulated figures, paytable and strips."""
+    from slotforge.maths.par import par_sheet
+    from slotforge.maths.simulate import simulate as run
+
+    the_game = guarded(lambda: load_game(game, model))
+    report = guarded(the_game.rtp_report)
+    with Progress(TextColumn(f"simulating {game}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                  console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("rounds", total=rounds_)
+        simulation = guarded(lambda: run(game, rounds_, seed=seed, workers=workers or os.cpu_count() or 1,
+                                         model=model, progress=lambda n: progress.advance(task, n)))
+    path = output or Path("docs/par") / f"{game}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(par_sheet(the_game, report, simulation))
+    out.print(f"wrote {path}")
+
+
 def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
     """``--bet lines=10 --bet coin_value=0.05`` as a bet object (whole numbers as ints)."""
     if not pairs:
