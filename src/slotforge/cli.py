@@ -173,9 +173,12 @@ def play(
     if seed is not None and script is not None:
         fail("--seed and --script: give one or the other")
     try:
-        operator = Operator(gamble_limit=Decimal(gamble_limit))
+        limit = Decimal(gamble_limit)
     except InvalidOperation:
-        fail(f"--gamble-limit: expected a decimal amount, got {gamble_limit!r}")
+        limit = Decimal("NaN")
+    if not limit.is_finite() or limit < 0:
+        fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; got {gamble_limit!r}")
+    operator = Operator(gamble_limit=limit)
 
     def first_round() -> dict[str, Any]:
         parsed = rounds.parse_script(the_game, json.loads(script.read_text())) if script else None
