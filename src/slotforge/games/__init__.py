@@ -12,6 +12,7 @@ from slotforge.engine.game import Game
 # is never paid by another's command.
 REGISTRY = {
     "dynasty": "slotforge.games.dynasty:Dynasty",
+    "divine-fortune": "slotforge.games.divine_fortune:DivineFortune",
 }
 
 

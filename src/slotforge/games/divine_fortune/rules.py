@@ -1,0 +1,319 @@
+"""Divine Fortune: 5x3, 20 fixed lines, Falling Wilds Re-Spins, Wild on Wild, Free Spins and a
+Jackpot Bonus game with Minor, Major and a progressive Mega.
+
+The compiled round is in :mod:`.kernels`; this module is the game's Python face: the model's
+sections, bets, scripts, the round record's game-specific events, and the maths (in
+:mod:`.maths`). The Mega's amount is not part of a round: the record says the Mega was won and
+the jackpot pool (:mod:`slotforge.jackpot`) pays it, see :func:`mega_won`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field
+
+from slotforge.engine import events
+from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
+from slotforge.engine.evaluate import compile_paytable, compile_reelset
+from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
+from slotforge.engine.model import Choice, IntRange, ModelError, Strict
+from slotforge.games.divine_fortune import kernels as k
+from slotforge.jackpot import JackpotPool, Settlement, settle
+from slotforge.games.divine_fortune.kernels import play_round  # noqa: F401  (the round function)
+from slotforge.games.divine_fortune.kernels import simulate_free_spins, simulate_rounds  # noqa: F401
+
+
+class BetOptions(Strict):
+    bet_level: IntRange
+    coin_values: Choice
+
+
+class FreeSpins(Strict):
+    trigger: int = Field(gt=0)
+    awards: dict[int, int] = Field(description="free spins by FREESPINS count")
+
+
+class BonusGame(Strict):
+    trigger: int = Field(gt=0, description="BONUS collected in a main-game round to start it")
+    spins: int = Field(gt=0)
+    land_chance: tuple[int, int] = Field(description="an empty cell lands a BONUS with num/den per spin")
+    values: list[int] = Field(min_length=1, description="BONUS values, coins per bet level")
+    value_weights: list[int] = Field(min_length=1)
+    minor_x_total_bet: int = Field(gt=0)
+    major_x_total_bet: int = Field(gt=0)
+
+
+class Mega(Strict):
+    chance_per_eur: Decimal = Field(gt=0, description="Mega chance per bonus game per EUR staked")
+    contribution: Decimal = Field(gt=0, lt=1, description="share of every real-money bet")
+    reserve_share: Decimal = Field(ge=0, lt=1, description="share of a contribution set aside for the next Mega")
+    seed_eur: Decimal = Field(gt=0)
+
+
+class Features(Strict):
+    free_spins: FreeSpins
+    bonus_game: BonusGame
+    mega: Mega
+
+
+class DivineFortune(Game):
+    code = "divine-fortune"
+    model_file = Path(__file__).with_name("model.json")
+    draw_names = ("bonus_value", "bonus_cell", "mega")
+    choice_names = ("start_bonus",)
+    decisions = (Decision("start_bonus", ("start_bonus",)),)
+    tally_names = k.TALLY
+    round_function = staticmethod(play_round)
+    simulate_rounds = staticmethod(simulate_rounds)
+
+    # -- model ------------------------------------------------------------------------------
+    def compile(self) -> None:
+        self.bet_options: BetOptions = self.section(BetOptions, "bet")
+        self.features: Features = self.section(Features, "features")
+        for mode in k.MODE_NAMES:
+            if mode not in self.spec.reels:
+                raise ModelError(f"{self.path}: reels.{mode}: Divine Fortune needs {mode} reel strips")
+        bonus = self.features.bonus_game
+        if len(bonus.values) != len(bonus.value_weights) or min(bonus.value_weights) <= 0:
+            raise ModelError(f"{self.path}: features.bonus_game.value_weights: one positive weight per value")
+        num, den = bonus.land_chance
+        if not 0 < num < den < 2**32:
+            raise ModelError(f"{self.path}: features.bonus_game.land_chance: expected 0 < num < den")
+        self.mega_threshold(Decimal("0.01"))  # refuses a chance that is not whole at a cent
+        pay = compile_paytable(self.spec)
+        self.tables = k.Tables(
+            pay=pay,
+            base=compile_reelset(self.spec, "base", pay),
+            free=compile_reelset(self.spec, "free", pay),
+            **self._stacked(pay),
+            **self._feature_tables(pay),
+        )
+
+    def _stacked(self, pay) -> dict[str, np.ndarray]:
+        """Base, held and free strips as one table indexed by mode, with per-stop lookups."""
+        sets = [compile_reelset(self.spec, mode, pay) for mode in k.MODE_NAMES]
+        rows, reels = self.grid
+        symbols = len(self.spec.symbols)
+        longest = max(s.strips.shape[1] for s in sets)
+        strips = np.zeros((3, reels, longest), dtype=np.int64)
+        masks = np.zeros((3, reels, longest, symbols), dtype=np.uint64)
+        wild_rows, freespins, bonus = (np.zeros((3, reels, longest), dtype=np.int64) for _ in range(3))
+        wild, scatter, coin = (self.spec.symbol_id(c) for c in ("WILD", "FREESPINS", "BONUS"))
+        for mode, reelset in enumerate(sets):
+            width = reelset.strips.shape[1]
+            strips[mode, :, :width] = reelset.strips
+            masks[mode, :, :width] = reelset.masks
+            freespins[mode, :, :width] = reelset.counts[:, :, scatter]
+            bonus[mode, :, :width] = reelset.counts[:, :, coin]
+            for reel in range(reels):
+                length = reelset.lengths[reel]
+                for stop in range(length):
+                    for row in range(rows):
+                        if reelset.strips[reel, (stop + row) % length] == wild:
+                            wild_rows[mode, reel, stop] |= 1 << row
+        lengths = np.array([s.lengths for s in sets], dtype=np.int64)
+        return dict(strips=strips, lengths=lengths, masks=masks, wild_rows=wild_rows, freespins=freespins, bonus=bonus)
+
+    def _feature_tables(self, pay) -> dict[str, np.ndarray]:
+        rows, reels = self.grid
+        symbols = len(self.spec.symbols)
+        ids = {code: self.spec.symbol_id(code) for code in ("WILD", "FREESPINS", "BONUS", "BLANK")}
+        line_bits = np.zeros((reels, 8), dtype=np.uint64)
+        for line, shape in enumerate(pay.line_rows):
+            for reel, row in enumerate(shape):
+                for bits in range(8):
+                    if (bits >> row) & 1:
+                        line_bits[reel, bits] |= np.uint64(1) << np.uint64(line)
+        substitutes = np.where(pay.counts_as[ids["WILD"]], ~np.uint64(0), np.uint64(0)).astype(np.uint64)
+        carries = np.zeros((4, reels, symbols), dtype=np.bool_)
+        for mode, name in enumerate(k.MODE_NAMES):
+            for reel, strip in enumerate(self.spec.reels[name]):
+                for code in strip:
+                    carries[mode, reel, self.spec.symbol_id(code)] = True
+        carries[k.BONUS_GRID, :, ids["BONUS"]] = carries[k.BONUS_GRID, :, ids["BLANK"]] = True
+        fs, bonus = self.features.free_spins, self.features.bonus_game
+        awards = np.zeros(rows * reels + 1, dtype=np.int64)
+        for count, award in sorted(fs.awards.items()):
+            awards[count:] = award
+        total_units = len(pay.line_rows)  # one unit per line
+        params = np.zeros(k.P_LAST, dtype=np.int64)
+        params[[k.P_WILD, k.P_FREESPINS, k.P_BONUS, k.P_BLANK]] = [ids[c] for c in ("WILD", "FREESPINS", "BONUS", "BLANK")]
+        params[k.P_FS_TRIGGER], params[k.P_BONUS_TRIGGER], params[k.P_BONUS_SPINS] = fs.trigger, bonus.trigger, bonus.spins
+        params[k.P_LAND_NUM], params[k.P_LAND_DEN] = bonus.land_chance
+        params[k.P_MINOR] = bonus.minor_x_total_bet * total_units
+        params[k.P_MAJOR] = bonus.major_x_total_bet * total_units
+        params[k.P_CELLS] = rows * reels
+        return dict(
+            line_bits=line_bits,
+            substitutes=substitutes,
+            carries=carries,
+            awards=awards,
+            values=np.array(bonus.values, dtype=np.int64),
+            value_weights=np.cumsum(np.array(bonus.value_weights, dtype=np.int64)),
+            params=params,
+        )
+
+    def scratch(self) -> k.Work:
+        rows, reels = self.grid
+        return k.make_work(rows, reels, len(self.spec.symbols))
+
+    def extra_screen_symbols(self) -> set[str]:
+        """BLANK: an empty cell of a Jackpot Bonus game screen."""
+        return {"BLANK"}
+
+    # -- bets -------------------------------------------------------------------------------
+    @property
+    def stake_units(self) -> int:
+        """The stake in win units: one per line."""
+        return len(self.tables.pay.line_rows)
+
+    def parse_bet(self, raw: dict[str, Any] | None) -> Bet:
+        raw = raw or {}
+        reject_unknown(raw, {"bet_level", "coin_value"})
+        level = parse_int("bet_level", raw.get("bet_level"), self.bet_options.bet_level)
+        coin_value = parse_choice("coin_value", raw.get("coin_value"), self.bet_options.coin_values)
+        return Bet(
+            fields={"bet_level": level, "coin_value": coin_value},
+            unit_coins=level,
+            total_units=self.stake_units,
+            coin_value=coin_value,
+            lines=self.stake_units,
+        )
+
+    def mega_threshold(self, stake_eur: Decimal) -> int:
+        """The Mega chance of one bonus game at a stake, in parts of ``MEGA_SCALE``."""
+        exact = stake_eur * self.features.mega.chance_per_eur * k.MEGA_SCALE
+        if exact != exact.to_integral_value():
+            raise ModelError(f"{self.path}: features.mega.chance_per_eur: {exact} parts per {k.MEGA_SCALE} at a stake of {stake_eur} EUR is not whole")
+        if exact >= k.MEGA_SCALE:
+            raise ModelError(f"{self.path}: features.mega.chance_per_eur: a stake of {stake_eur} EUR would make the Mega certain")
+        return int(exact)
+
+    def bet_arguments(self, bet: Bet, operator: Operator | None, rtp_mode: bool = False) -> np.ndarray:
+        """The round function's bet array. No operator means simulation: the bonus game starts
+        by itself and the Mega is drawn as for real money. Fun play has no Mega."""
+        fun = operator is not None and operator.fun_play
+        arguments = np.zeros(k.BET_ARGUMENTS, dtype=np.int64)
+        arguments[k.B_LEVEL] = bet.unit_coins
+        arguments[k.B_TOTAL_UNITS] = bet.total_units
+        arguments[k.B_AUTO_START] = operator is None
+        arguments[k.B_MEGA_THRESHOLD] = 0 if fun else self.mega_threshold(bet.total_bet)
+        arguments[k.B_MEGA_ALLOWED] = not fun
+        arguments[k.B_RTP_MODE] = rtp_mode
+        return arguments
+
+    # -- rounds -----------------------------------------------------------------------------
+    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
+        work = self.scratch()
+        tally = np.zeros(len(k.TALLY), dtype=np.int64)
+        status, win = k.play_round(self.tables, self.bet_arguments(bet, operator), outcomes, log, work, tally)
+        if status == events.REJECTED and work.info[k.I_REASON]:
+            raise ScriptError(self.refusal(work.info))
+        return RunResult(int(status), int(win))
+
+    def refusal(self, info: np.ndarray) -> str:
+        """Why a scripted round cannot be played, naming the script field."""
+        reason, screen, row, reel, symbol = (int(x) for x in info[:5])
+        where = f"screens[{screen}][{row}][{reel}]"
+        code = self.codes[symbol] if 0 <= symbol < len(self.codes) else symbol
+        messages = {
+            k.R_HELD_REEL: f"{where}: {code} cannot land on reel {reel + 1} while a Falling Wild is active on it",
+            k.R_FREE_SPIN: f"{where}: {code} does not appear in free spins",
+            k.R_MAIN_SCREEN: f"{where}: {code} does not appear in the main game",
+            k.R_BONUS_SCREEN: f"{where}: a Jackpot Bonus game screen shows only BONUS or BLANK, got {code}",
+            k.R_FULL_GRID: f"{where}: the last empty cell cannot fill without the Mega (draws.mega false)",
+            k.R_CELL_TAKEN: f"draws.bonus_cell: cell {symbol} already holds a BONUS",
+            k.R_MEGA_FUN: "draws.mega: the Mega cannot be won when playing for fun",
+        }
+        return messages[reason]
+
+    def parse_draw(self, name: str, raw: Any) -> int:
+        bonus = self.features.bonus_game
+        if name == "bonus_value":
+            if isinstance(raw, bool) or raw not in bonus.values:
+                raise ScriptError(f"draws.bonus_value: expected one of {bonus.values} (coins per bet level), got {raw!r}")
+            return bonus.values.index(raw)
+        if name == "bonus_cell":
+            if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < 15:
+                raise ScriptError(f"draws.bonus_cell: expected a cell 0-14 in reading order, got {raw!r}")
+            return raw
+        if name == "mega":
+            if not isinstance(raw, bool):
+                raise ScriptError(f"draws.mega: expected true or false, got {raw!r}")
+            return int(raw)
+        return super().parse_draw(name, raw)
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        if name == k.DRAW_MEGA:
+            return bool(value)
+        if name == k.DRAW_VALUE:
+            return self.features.bonus_game.values[value]
+        return value
+
+    def cells(self, mask: int) -> list[list[int]]:
+        """A cell mask as [row, reel] pairs, 1-based."""
+        rows, reels = self.grid
+        return [[c // reels + 1, c % reels + 1] for c in range(rows * reels) if (mask >> c) & 1]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        code, a, b = int(row[1]), int(row[2]), int(row[3])
+        if code == k.F_WILD_ON_WILD:
+            return {"type": "wild_on_wild", "reel": a + 1}
+        if code == k.F_FALLING_WILDS:
+            return {"type": "falling_wilds", "cells": self.cells(a), "count": b, "respin": True}
+        if code == k.F_BONUS_COLLECTED:
+            return {"type": "bonus_collected", "count": a, "collected": b}
+        if code == k.F_RESPINS_OWED:
+            return {"type": "respins_owed", "falling_wilds": self.cells(a)}
+        if code == k.F_BONUS_TRIGGERED:
+            return {"type": "jackpot_bonus_triggered", "collected": a, "placed": b}
+        if code in (k.F_BONUS_PLACED, k.F_BONUS_LANDED):
+            kind = "bonus_placed" if code == k.F_BONUS_PLACED else "bonus_landed"
+            return {"type": kind, "cell": a, "value": b, "amount": format_money(bet.amount(b))}
+        if code == k.F_MEGA_WON:
+            return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
+        if code == k.F_BONUS_END:
+            return {"type": "jackpot_bonus_end", "cells": a, "full_rows": b}
+        if code == k.F_FREE_RESPIN:
+            return {"type": "free_spins_respin", "uses_free_spin": False}
+        return super().describe_feature(row, bet)
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        kind, count, units = int(row[1]), int(row[2]), int(row[3])
+        if kind == k.W_BONUS_COINS:
+            return {"kind": "bonus", "symbol": "BONUS", "count": count, "amount": format_money(bet.amount(units))}
+        name = "MINOR" if kind == k.W_MINOR else "MAJOR"
+        return {"kind": "jackpot", "symbol": name, "jackpot": name, "count": count, "amount": format_money(bet.amount(units))}
+
+    # -- maths ------------------------------------------------------------------------------
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet | None = None) -> dict[str, Any]:
+        from slotforge.games.divine_fortune.maths import feature_report
+
+        return feature_report(self, tally, rounds)
+
+    def rtp_report(self) -> dict[str, Any]:
+        from slotforge.games.divine_fortune.maths import rtp_report
+
+        return rtp_report(self)
+
+
+def settle_round(record: dict[str, Any], pool: JackpotPool, round_id: str, fun_play: bool = False) -> Settlement:
+    """Settle a played round with the Mega pool: contribute its stake, claim the Mega if won.
+
+    Stakes are taken as EUR, the pool's currency.
+    """
+    return settle(pool, round_id, Decimal(record["total_bet"]), mega_won(record), fun_play)
+
+
+def mega_won(record: dict[str, Any]) -> bool:
+    """Whether a round record won the Mega (its amount is claimed from the jackpot pool)."""
+    return any(
+        event.get("type") == "jackpot" and event.get("jackpot") == "MEGA"
+        for step in record.get("steps", [])
+        for event in step.get("events", [])
+    )
+
