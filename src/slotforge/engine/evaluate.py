@@ -54,6 +54,8 @@ class ReelSet(NamedTuple):
     lengths: np.ndarray  # int64[reels]
     masks: np.ndarray  # uint64[reels, longest, symbols]: column masks of the window at a stop
     counts: np.ndarray  # int64[reels, longest, symbols]: symbols in the window at a stop
+    leaders: np.ndarray  # int64[longest, symbols]: paying symbols reel 1 shows at a stop, packed
+    leader_counts: np.ndarray  # int64[longest]
 
 
 def popcount(x):
@@ -105,6 +107,24 @@ def line_wins(table, masks, stops, enabled, multiplier, log):
 
     ``masks`` is a column-mask table indexed ``[reel, stop, symbol]``; ``enabled`` the bitmask
     of paying lines. Every win is logged when the log is recording.
+    """
+    symbols = table.pay_symbols
+    return leading_line_wins(table, masks, stops, enabled, multiplier, log, symbols, symbols.shape[0])
+
+
+@kernel
+def stop_line_wins(table, reelset, stops, enabled, multiplier, log):
+    """:func:`line_wins` of a drawn screen, trying only the symbols reel 1 shows at its stop."""
+    first = stops[0]
+    return leading_line_wins(
+        table, reelset.masks, stops, enabled, multiplier, log, reelset.leaders[first], reelset.leader_counts[first]
+    )
+
+
+@kernel
+def leading_line_wins(table, masks, stops, enabled, multiplier, log, leaders, leader_count):
+    """Line wins, trying as line leaders the first ``leader_count`` symbols of ``leaders``
+    (which must include every paying symbol reel 1 shows).
 
     A line's only candidate symbol is the one its reel-1 cell counts as, unless that cell is a
     wild. So when no line has two candidates, each symbol's lines are paid on their own by
@@ -116,9 +136,9 @@ def line_wins(table, masks, stops, enabled, multiplier, log):
     total = 0
     seen = np.uint64(0)
     reels = masks.shape[0]
-    symbols, increments = table.pay_symbols, table.increments
-    for i in range(symbols.shape[0]):
-        symbol = symbols[i]
+    increments = table.increments
+    for i in range(leader_count):
+        symbol = leaders[i]
         hit = enabled & masks[0, stops[0], symbol]
         if hit == 0:
             continue
@@ -296,7 +316,14 @@ def compile_reelset(spec: LineGameSpec, mode: str, table: PayTable) -> ReelSet:
                 column[row] = strip[(stop + row) % len(strip)]
                 counts[reel, stop, column[row]] += 1
             column_masks(column, reel, table.line_rows, table.counts_as, masks[reel, stop])
-    return ReelSet(padded, np.array([len(s) for s in strips], dtype=np.int64), masks, counts)
+    leaders = np.zeros((longest, symbols), dtype=np.int64)
+    leader_counts = np.zeros(longest, dtype=np.int64)
+    for stop in range(len(strips[0])):
+        shown = [s for s in table.pay_symbols if masks[0, stop, s]]
+        leaders[stop, : len(shown)] = shown
+        leader_counts[stop] = len(shown)
+    lengths = np.array([len(s) for s in strips], dtype=np.int64)
+    return ReelSet(padded, lengths, masks, counts, leaders, leader_counts)
 
 
 def enabled_mask(lines: int) -> np.uint64:

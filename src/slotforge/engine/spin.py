@@ -13,7 +13,7 @@ import numpy as np
 from slotforge.engine.jit import kernel
 
 from slotforge.engine import events
-from slotforge.engine.evaluate import fill_window, line_wins, symbol_count, window_masks
+from slotforge.engine.evaluate import fill_window, line_wins, stop_line_wins, symbol_count, window_masks
 from slotforge.engine.outcomes import forced_screen
 from slotforge.engine.rng import bounded
 
@@ -66,14 +66,28 @@ def land(reelset, outcomes, scratch, need_window):
 def pay_screen(table, masks, counts, stops, enabled, total_units, multiplier, log):
     """Line wins plus scatter pays of a screen; returns (win units, scatter count)."""
     win = line_wins(table, masks, stops, enabled, multiplier, log)
-    scatters = 0
-    if table.scatter_symbol >= 0:
-        scatters = symbol_count(counts, stops, table.scatter_symbol)
-        scatter_units = table.scatter_pay[scatters] * total_units * multiplier
-        if scatter_units > 0:
-            win += scatter_units
-            events.emit(log, events.SCATTER_WIN, table.scatter_symbol, scatters, scatter_units, multiplier)
-    return win, scatters
+    scatter_units, scatters = pay_scatters(table, counts, stops, total_units, multiplier, log)
+    return win + scatter_units, scatters
+
+
+@kernel
+def pay_stops(table, reelset, stops, enabled, total_units, multiplier, log):
+    """:func:`pay_screen` of a screen drawn at ``stops`` on ``reelset`` (the fast path)."""
+    win = stop_line_wins(table, reelset, stops, enabled, multiplier, log)
+    scatter_units, scatters = pay_scatters(table, reelset.counts, stops, total_units, multiplier, log)
+    return win + scatter_units, scatters
+
+
+@kernel
+def pay_scatters(table, counts, stops, total_units, multiplier, log):
+    """Scatter pays (x total bet) of a screen; returns (win units, scatter count)."""
+    if table.scatter_symbol < 0:
+        return 0, 0
+    scatters = symbol_count(counts, stops, table.scatter_symbol)
+    units = table.scatter_pay[scatters] * total_units * multiplier
+    if units > 0:
+        events.emit(log, events.SCATTER_WIN, table.scatter_symbol, scatters, units, multiplier)
+    return units, scatters
 
 
 @kernel
@@ -90,7 +104,7 @@ def line_spin(table, reelset, kind, mode, index, left, enabled, total_units, mul
     events.emit_step(log, kind, mode, index, left, scratch.window)
     if forced:
         return evaluate_window(table, scratch, enabled, total_units, multiplier, log)
-    return pay_screen(table, reelset.masks, reelset.counts, scratch.stops, enabled, total_units, multiplier, log)
+    return pay_stops(table, reelset, scratch.stops, enabled, total_units, multiplier, log)
 
 
 @kernel
