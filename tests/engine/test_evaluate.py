@@ -18,6 +18,7 @@ from slotforge.engine.evaluate import (
     line_wins,
     popcount,
     ranked_line_wins,
+    stop_line_wins,
     symbol_count,
     window_masks,
 )
@@ -165,3 +166,20 @@ def test_count_anywhere_matches_the_plain_reading(data):
     window_masks(window, table.line_rows, table.counts_as, masks, counts)
     paid = count_wins(COUNT_TABLE, counts, np.zeros(5, dtype=np.int64), 1, events.off())
     assert paid == reference_count_win(COUNT_SPEC, window)
+
+
+DYNASTY_TABLES = Dynasty().tables
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), lines=st.integers(1, 20))
+def test_drawn_screens_pay_the_same_on_every_path(data, lines):
+    """The per-stop fast path, the generic scan and the ranked evaluator agree on real strips."""
+    tables = DYNASTY_TABLES
+    reelset = tables.free if data.draw(st.booleans()) else tables.base
+    stops = np.array([data.draw(st.integers(0, n - 1)) for n in reelset.lengths], dtype=np.int64)
+    enabled = np.uint64((1 << lines) - 1)
+    off = events.off()
+    fast = stop_line_wins(tables.pay, reelset, stops, enabled, 1, off)
+    assert fast == line_wins(tables.pay, reelset.masks, stops, enabled, 1, off)
+    assert fast == ranked_line_wins(tables.pay, reelset.masks, stops, enabled, 1, off)
