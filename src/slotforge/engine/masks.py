@@ -59,3 +59,29 @@ def screen_masks(window, row_masks, masks):
             bits = row_bits[reel, row]
             for k in range(target_counts[cell]):
                 masks[reel, 0, targets[cell, k]] |= bits
+
+
+@kernel
+def copy_stop_masks(table, stops, masks):
+    """Copy a reel set's precomputed masks at ``stops`` into ``masks[reel, 0]``."""
+    reels, _, symbols = masks.shape
+    for reel in range(reels):
+        stop = stops[reel]
+        for symbol in range(symbols):
+            masks[reel, 0, symbol] = table[reel, stop, symbol]
+
+
+@kernel
+def recolour(masks, row_masks, reel, row, old, new):
+    """Update ``masks[reel, 0]`` for the cell (``row``, ``reel``) changing from ``old`` to ``new``.
+
+    Every line crosses exactly one row of a reel, so the row's bits belong to that cell alone:
+    clearing them from what ``old`` counts as and setting them on what ``new`` counts as is
+    the mask of the changed screen.
+    """
+    bits = row_masks.row_bits[reel, row]
+    targets, target_counts = row_masks.targets, row_masks.target_counts
+    for k in range(target_counts[old]):
+        masks[reel, 0, targets[old, k]] &= ~bits
+    for k in range(target_counts[new]):
+        masks[reel, 0, targets[new, k]] |= bits

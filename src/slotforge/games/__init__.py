@@ -13,6 +13,7 @@ from slotforge.engine.game import Game
 REGISTRY = {
     "dynasty": "slotforge.games.dynasty:Dynasty",
     "divine-fortune": "slotforge.games.divine_fortune:DivineFortune",
+    "golden-grimoire": "slotforge.games.golden_grimoire:GoldenGrimoire",
 }
 
 

@@ -1,0 +1,608 @@
+"""Golden Grimoire: 5x4, 40 fixed lines, Mystery symbols that transform and fill rows toward
+reel 1, and 8 free spins with Sticky Mystery symbols that stay until the free spins end.
+
+Units: a win unit is one coin at bet level 1, so a line pays its paytable value in units and
+``bet_level`` coins make one unit; the stake is 20 units (20 coins per level).
+
+A spin lands a screen, turns every Mystery on it into one drawn symbol, fills rows toward reel
+1 (see :func:`transform`) and only then pays its lines. The free-spins trigger is made by the
+SCATTER symbols as they land (exactly one on each of reels 1, 3 and 5): SCATTER pays nothing,
+and a fill that passes over a SCATTER changes it like any other symbol between.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+from pydantic import Field, field_validator
+
+from slotforge.engine import events
+from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
+from slotforge.engine.evaluate import PayTable, ReelSet, compile_paytable, compile_reelset, line_wins
+from slotforge.engine.game import Game, Operator, RunResult, ScriptError
+from slotforge.engine.jit import kernel, loop
+from slotforge.engine.masks import RowMasks, compile_row_masks, copy_stop_masks, recolour, screen_masks
+from slotforge.engine.model import Choice, IntRange, ModelError, Strict
+from slotforge.engine.outcomes import draw_weighted
+from slotforge.engine.spin import enabled_lines, land
+from slotforge.maths.simulate import run_rounds
+
+# The symbols a Mystery may become, in draw order: WILD, the medium and the low symbols.
+POOL = ("WILD", "SNAKE", "BEETLE", "HEART", "DIAMOND", "CLUB", "SPADE")
+MAX_MYSTERIES = 12  # cells of reels 3-5: the most Mysteries a (forced) base screen can show
+
+
+class BetOptions(Strict):
+    bet_level: IntRange
+    coins_per_level: int = Field(gt=0)
+    coin_values: Choice
+
+
+class FreeSpins(Strict):
+    award: int = Field(gt=0)
+    trigger_reels: list[int] = Field(min_length=1)
+
+
+class MysteryRules(Strict):
+    symbol: str
+    reels: list[int] = Field(min_length=1)
+    weights: dict[str, int]
+
+    @field_validator("weights")
+    @classmethod
+    def _pool(cls, weights: dict[str, int]) -> dict[str, int]:
+        if set(weights) != set(POOL):
+            raise ValueError(
+                f"a Mystery becomes WILD, a medium or a low symbol: expected a weight for each of "
+                f"{list(POOL)}, got {sorted(weights)}"
+            )
+        if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
+            raise ValueError("expected whole numbers >= 0 with a positive total")
+        return weights
+
+
+class Features(Strict):
+    free_spins: FreeSpins
+    mystery: MysteryRules
+    sticky_mystery: MysteryRules
+
+
+class Tables(NamedTuple):
+    pay: PayTable
+    base: ReelSet
+    free: ReelSet
+    rows: RowMasks
+    base_cells: np.ndarray  # int64[reels, longest + rows]: base strips, wrapped to read windows without a modulo
+    pool: np.ndarray  # int64[k]: symbol ids a Mystery may become
+    base_weights: np.ndarray  # int64[k]: cumulative draw weights in the base game
+    free_weights: np.ndarray  # int64[k]: cumulative draw weights in free spins
+    params: np.ndarray  # int64: see the P_* indexes
+
+
+class Work(NamedTuple):
+    """Work arrays of one round (the engine's Scratch fields plus the feature's own)."""
+
+    stops: np.ndarray  # int64[reels]
+    window: np.ndarray  # int64[rows, reels]: the screen, transformed in place
+    masks: np.ndarray  # uint64[reels, 1, symbols]
+    counts: np.ndarray  # int64[reels, 1, symbols]
+    zero_stops: np.ndarray  # int64[reels]
+    landed: np.ndarray  # int64[rows, reels]: the screen as it landed (recorded rounds only)
+    marks: np.ndarray  # int64[rows, reels]: 1 where a Mystery stands
+    held: np.ndarray  # int64[rows, reels]: 1 where a Sticky Mystery is held
+
+
+P_AWARD, P_MYSTERY, P_STICKY, P_WILD, P_SCATTER, P_TRIGGER_REELS = range(6)
+B_LINES, B_TOTAL_UNITS = range(2)
+MODE_BASE, MODE_FREE = 0, 1
+DRAW_MYSTERY = 0
+# FEATURE event codes; fields after the code are given beside each.
+F_LANDED = 1  # (none); the landed screen in the cell columns
+F_MYSTERY = 2  # symbol, Mystery cells bitmask, filled cells bitmask, sticky (0/1)
+F_STICKY = 3  # newly landed cells bitmask, held cells bitmask
+F_FREE_TOTAL = 4  # free-spins total win units
+
+TALLY = (
+    ("base_win", "free_win", "free_spins_triggered", "free_spins_played", "mystery_screens",
+     "mystery_screen_win", "cells_filled", "stickies_landed", "free_spins_with_stickies")
+    + tuple(f"mysteries_{n}" for n in range(MAX_MYSTERIES + 1))
+    + tuple(f"base_draw_{code}" for code in POOL)
+    + tuple(f"free_draw_{code}" for code in POOL)
+)
+(T_BASE_WIN, T_FREE_WIN, T_TRIGGERED, T_PLAYED, T_MYSTERY_SCREENS, T_MYSTERY_WIN, T_FILLED,
+ T_STICKIES, T_STICKY_SPINS) = range(9)
+T_MYSTERIES = 9
+T_BASE_DRAW = T_MYSTERIES + MAX_MYSTERIES + 1
+T_FREE_DRAW = T_BASE_DRAW + len(POOL)
+
+
+@kernel
+def popcount64(x):
+    """Set bits of a small non-negative int64 (a cell bitmask)."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@kernel
+def mark_symbol(window, symbol, marks):
+    """Mark the cells showing ``symbol``; returns how many there are."""
+    rows, reels = window.shape
+    n = 0
+    for row in range(rows):
+        for reel in range(reels):
+            hit = 1 if window[row, reel] == symbol else 0
+            marks[row, reel] = hit
+            n += hit
+    return n
+
+
+@kernel
+def transform(window, marks, symbol, wild):
+    """Turn every marked cell into ``symbol`` and fill rows toward reel 1.
+
+    For each marked cell, separately: when ``symbol`` is WILD, or equals the reel-1 symbol of
+    the same row, every cell between reel 1 and the marked one becomes ``symbol`` (reel 1 keeps
+    its own). Reel 1 never changes, so the order in which marked cells are taken does not
+    matter. Returns (marked cells, filled cells) as bitmasks of ``row * reels + reel``.
+    """
+    rows, reels = window.shape
+    marked = 0
+    filled = 0
+    for row in range(rows):
+        fills = symbol == wild or symbol == window[row, 0]
+        for reel in range(1, reels):
+            if marks[row, reel]:
+                window[row, reel] = symbol
+                marked |= 1 << (row * reels + reel)
+                if fills:
+                    for left in range(1, reel):
+                        window[row, left] = symbol
+                        filled |= 1 << (row * reels + left)
+    return marked, filled & ~marked
+
+
+@kernel
+def screen_win(tables, work, enabled, log):
+    """Line wins of the (transformed) screen in ``work.window``, in units."""
+    screen_masks(work.window, tables.rows, work.masks)
+    return line_wins(tables.pay, work.masks, work.zero_stops, enabled, 1, log)
+
+
+@kernel
+def changed_screen_win(tables, work, enabled, changed, log):
+    """Line wins of a drawn screen whose ``changed`` cells were transformed, in units.
+
+    Starts from the masks precomputed at the drawn stops and recolours only the changed
+    cells: the same masks :func:`screen_win` would build, at a fraction of the cost.
+    """
+    base, cells, window, masks, stops = tables.base, tables.base_cells, work.window, work.masks, work.stops
+    rows, reels = window.shape
+    copy_stop_masks(base.masks, stops, masks)
+    for row in range(rows):
+        for reel in range(reels):
+            if (changed >> (row * reels + reel)) & 1:
+                recolour(masks, tables.rows, reel, row, cells[reel, stops[reel] + row], window[row, reel])
+    return line_wins(tables.pay, masks, work.zero_stops, enabled, 1, log)
+
+
+@kernel
+def scatter_trigger(window, scatter, reel_mask):
+    """True when each trigger reel shows exactly one SCATTER."""
+    rows, reels = window.shape
+    for reel in range(reels):
+        if (reel_mask >> reel) & 1:
+            n = 0
+            for row in range(rows):
+                if window[row, reel] == scatter:
+                    n += 1
+            if n != 1:
+                return False
+    return True
+
+
+@kernel
+def stops_trigger(counts, stops, scatter, reel_mask):
+    """:func:`scatter_trigger` of a drawn screen, from the per-stop symbol counts."""
+    for reel in range(stops.shape[0]):
+        if (reel_mask >> reel) & 1 and counts[reel, stops[reel], scatter] != 1:
+            return False
+    return True
+
+
+@kernel
+def read_window(cells, stops, window):
+    """The window at ``stops`` from wrapped strips (see :func:`wrapped_strips`)."""
+    rows, reels = window.shape
+    for reel in range(reels):
+        stop = stops[reel]
+        for row in range(rows):
+            window[row, reel] = cells[reel, stop + row]
+
+
+@kernel
+def copy_cells(source, target):
+    rows, reels = source.shape
+    for row in range(rows):
+        for reel in range(reels):
+            target[row, reel] = source[row, reel]
+
+
+@kernel
+def emit_landed(log, landed):
+    """A FEATURE row carrying the screen as it landed, before any transformation."""
+    row = events.emit(log, events.FEATURE, F_LANDED)
+    if row < 0:
+        return
+    rows, reels = landed.shape
+    for r in range(rows):
+        for c in range(reels):
+            log[row, events.CELLS + r * reels + c] = landed[r, c]
+
+
+@kernel
+def reveal(tables, outcomes, work, cumulative):
+    """Draw the Mystery symbol and transform the marked cells.
+
+    Returns (pool index drawn, symbol id, marked cells, filled cells).
+    """
+    pick = draw_weighted(outcomes, DRAW_MYSTERY, cumulative)
+    symbol = tables.pool[pick]
+    marked, filled = transform(work.window, work.marks, symbol, tables.params[P_WILD])
+    return pick, symbol, marked, filled
+
+
+@kernel
+def base_spin(tables, enabled, outcomes, log, work, tally):
+    """The base-game spin; returns (win units, triggered)."""
+    params, base = tables.params, tables.base
+    mystery, scatter, trigger_reels = params[P_MYSTERY], params[P_SCATTER], params[P_TRIGGER_REELS]
+    recording = events.recording(log)
+    window = work.window
+    forced = land(base, outcomes, work, False)
+    if forced:
+        mysteries = mark_symbol(window, mystery, work.marks)
+        triggered = scatter_trigger(window, scatter, trigger_reels)
+    else:
+        stops, counts = work.stops, base.counts
+        mysteries = 0
+        for reel in range(stops.shape[0]):
+            mysteries += counts[reel, stops[reel], mystery]
+        triggered = stops_trigger(counts, stops, scatter, trigger_reels)
+        if mysteries == 0 and not recording:
+            # Nothing transforms: pay from the masks precomputed per reel stop.
+            tally[T_MYSTERIES] += 1
+            return line_wins(tables.pay, base.masks, stops, enabled, 1, log), triggered
+        read_window(tables.base_cells, stops, window)
+        mark_symbol(window, mystery, work.marks)
+    tally[T_MYSTERIES + min(mysteries, MAX_MYSTERIES)] += 1
+    if mysteries == 0:
+        events.emit_step(log, events.BASE, MODE_BASE, 0, 0, window)
+        return screen_win(tables, work, enabled, log), triggered
+    if recording:
+        copy_cells(window, work.landed)
+    pick, symbol, marked, filled = reveal(tables, outcomes, work, tables.base_weights)
+    events.emit_step(log, events.BASE, MODE_BASE, 0, 0, window)
+    if recording:
+        emit_landed(log, work.landed)
+        events.emit(log, events.DRAW, DRAW_MYSTERY, pick)
+        events.emit(log, events.FEATURE, F_MYSTERY, symbol, marked, filled, 0)
+    if forced:
+        win = screen_win(tables, work, enabled, log)
+    else:
+        win = changed_screen_win(tables, work, enabled, marked | filled, log)
+    tally[T_MYSTERY_SCREENS] += 1
+    tally[T_MYSTERY_WIN] += win
+    tally[T_FILLED] += popcount64(filled)
+    tally[T_BASE_DRAW + pick] += 1
+    return win, triggered
+
+
+@kernel
+def hold_stickies(window, held, sticky):
+    """Held stickies stay whatever landed under them; new ones are held from now on.
+
+    Returns (newly landed cells bitmask, held cells bitmask).
+    """
+    rows, reels = window.shape
+    new = 0
+    all_held = 0
+    for row in range(rows):
+        for reel in range(reels):
+            bit = 1 << (row * reels + reel)
+            if held[row, reel]:
+                window[row, reel] = sticky
+            elif window[row, reel] == sticky:
+                held[row, reel] = 1
+                new |= bit
+            if held[row, reel]:
+                all_held |= bit
+    return new, all_held
+
+
+@kernel
+def land_free(tables, outcomes, work, log):
+    """Land a free-spin screen and apply the held stickies; returns (new cells, held cells)."""
+    land(tables.free, outcomes, work, True)
+    new, held = hold_stickies(work.window, work.held, tables.params[P_STICKY])
+    if events.recording(log):
+        copy_cells(work.window, work.landed)
+    copy_cells(work.held, work.marks)
+    return new, held
+
+
+@kernel
+def free_spin(tables, enabled, outcomes, log, work, tally, index, left):
+    """One free spin: land, hold, transform every sticky, pay; returns win units."""
+    window = work.window
+    new, held = land_free(tables, outcomes, work, log)
+    tally[T_STICKIES] += popcount64(new)
+    pick = -1
+    symbol, marked, filled = 0, 0, 0
+    if held:
+        pick, symbol, marked, filled = reveal(tables, outcomes, work, tables.free_weights)
+        tally[T_STICKY_SPINS] += 1
+        tally[T_FREE_DRAW + pick] += 1
+    events.emit_step(log, events.FREE, MODE_FREE, index, left, window)
+    if events.recording(log):
+        if new:
+            events.emit(log, events.FEATURE, F_STICKY, new, held)
+        if held:
+            emit_landed(log, work.landed)
+            events.emit(log, events.DRAW, DRAW_MYSTERY, pick)
+            events.emit(log, events.FEATURE, F_MYSTERY, symbol, marked, filled, 1)
+    return screen_win(tables, work, enabled, log)
+
+
+@kernel
+def clear(cells):
+    rows, reels = cells.shape
+    for row in range(rows):
+        for reel in range(reels):
+            cells[row, reel] = 0
+
+
+@kernel
+def free_spins(tables, enabled, outcomes, log, work, tally):
+    """The whole free-spins feature (no retriggers); returns its total win units."""
+    award = tables.params[P_AWARD]
+    clear(work.held)
+    total = 0
+    for spin in range(award):
+        total += free_spin(tables, enabled, outcomes, log, work, tally, spin + 1, award - spin - 1)
+    tally[T_PLAYED] += award
+    return total
+
+
+@kernel
+def play_round(tables, bet, outcomes, log, work, tally):
+    """One complete Golden Grimoire round; returns (status, win units)."""
+    enabled = enabled_lines(bet[B_LINES])
+    win, triggered = base_spin(tables, enabled, outcomes, log, work, tally)
+    tally[T_BASE_WIN] += win
+    if triggered:
+        award = tables.params[P_AWARD]
+        tally[T_TRIGGERED] += 1
+        events.emit(log, events.FREE_SPINS, award, award, 0)
+        total = free_spins(tables, enabled, outcomes, log, work, tally)
+        tally[T_FREE_WIN] += total
+        events.emit(log, events.FEATURE, F_FREE_TOTAL, total)
+        win += total
+    return events.COMPLETE, win
+
+
+@loop
+def simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals):
+    """The simulator's loop compiled around this game's round."""
+    return run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
+
+
+def make_work(rows: int, reels: int, symbols: int) -> Work:
+    cells = (rows, reels)
+    return Work(
+        stops=np.zeros(reels, dtype=np.int64),
+        window=np.zeros(cells, dtype=np.int64),
+        masks=np.zeros((reels, 1, symbols), dtype=np.uint64),
+        counts=np.zeros((reels, 1, symbols), dtype=np.int64),
+        zero_stops=np.zeros(reels, dtype=np.int64),
+        landed=np.zeros(cells, dtype=np.int64),
+        marks=np.zeros(cells, dtype=np.int64),
+        held=np.zeros(cells, dtype=np.int64),
+    )
+
+
+def wrapped_strips(reelset: ReelSet, rows: int) -> np.ndarray:
+    """Each strip followed by its first ``rows - 1`` stops, so a window is a plain slice."""
+    reels, longest = reelset.strips.shape
+    cells = np.zeros((reels, longest + rows), dtype=np.int64)
+    for reel in range(reels):
+        length = int(reelset.lengths[reel])
+        for i in range(length + rows - 1):
+            cells[reel, i] = reelset.strips[reel, i % length]
+    return cells
+
+
+def cumulative(weights: dict[str, int]) -> np.ndarray:
+    return np.cumsum([weights[code] for code in POOL]).astype(np.int64)
+
+
+def cells_of(mask: int, reels: int) -> list[dict[str, int]]:
+    """A cell bitmask as 1-based rows and reels, top to bottom, left to right."""
+    return [{"row": bit // reels + 1, "reel": bit % reels + 1} for bit in range(64) if (mask >> bit) & 1]
+
+
+class GoldenGrimoire(Game):
+    code = "golden-grimoire"
+    model_file = Path(__file__).with_name("model.json")
+    draw_names = ("mystery_symbol",)
+    tally_names = TALLY
+    round_function = staticmethod(play_round)
+    simulate_rounds = staticmethod(simulate_rounds)
+
+    def compile(self) -> None:
+        self.bet_options: BetOptions = self.section(BetOptions, "bet")
+        self.features: Features = self.section(Features, "features")
+        self._check_model()
+        spec, f = self.spec, self.features
+        pay = compile_paytable(spec)
+        base = compile_reelset(spec, "base", pay)
+        self.tables = Tables(
+            pay=pay,
+            base=base,
+            free=compile_reelset(spec, "free", pay),
+            rows=compile_row_masks(pay, spec.grid.rows),
+            base_cells=wrapped_strips(base, spec.grid.rows),
+            pool=np.array([spec.symbol_id(code) for code in POOL], dtype=np.int64),
+            base_weights=cumulative(f.mystery.weights),
+            free_weights=cumulative(f.sticky_mystery.weights),
+            params=np.array(
+                [
+                    f.free_spins.award,
+                    spec.symbol_id(f.mystery.symbol),
+                    spec.symbol_id(f.sticky_mystery.symbol),
+                    spec.symbol_id(spec.wild.symbol),
+                    spec.symbol_id("SCATTER"),
+                    sum(1 << (reel - 1) for reel in f.free_spins.trigger_reels),
+                ],
+                dtype=np.int64,
+            ),
+        )
+
+    def _check_model(self) -> None:
+        """What the rules need of a model beyond the shared schema."""
+        where = str(self.path)
+        codes = set(self.spec.codes)
+        for needed in (*POOL, "SCATTER", self.features.mystery.symbol, self.features.sticky_mystery.symbol):
+            if needed not in codes:
+                raise ModelError(f"{where}: symbols: Golden Grimoire needs the symbol {needed}")
+        if not self.spec.wild or self.spec.wild.symbol != "WILD":
+            raise ModelError(f"{where}: wild.symbol: expected 'WILD'")
+        for mode in ("base", "free"):
+            if mode not in self.spec.reels:
+                raise ModelError(f"{where}: reels.{mode}: Golden Grimoire needs {mode} reel strips")
+        if self.spec.grid.rows * self.spec.grid.reels > 62:
+            raise ModelError(f"{where}: grid: at most 62 cells fit the cell bitmasks of the events")
+        rules = (("base", self.features.mystery, {"WILD", self.features.sticky_mystery.symbol}),
+                 ("free", self.features.sticky_mystery, {"WILD", "SCATTER", self.features.mystery.symbol}))
+        for mode, mystery, never in rules:
+            for index, strip in enumerate(self.spec.reels[mode], start=1):
+                for code in set(strip) & never:
+                    raise ModelError(f"{where}: reels.{mode}[{index}]: {code} never lands in the {mode} game")
+                if mystery.symbol in strip and index not in mystery.reels:
+                    raise ModelError(f"{where}: reels.{mode}[{index}]: {mystery.symbol} only lands on reels {mystery.reels}")
+
+    def scratch(self) -> Work:
+        rows, reels = self.grid
+        return make_work(rows, reels, len(self.spec.symbols))
+
+    # -- bets -------------------------------------------------------------------------------
+    def parse_bet(self, raw: dict[str, Any] | None) -> Bet:
+        raw = raw or {}
+        reject_unknown(raw, {"bet_level", "coin_value"})
+        options = self.bet_options
+        level = parse_int("bet_level", raw.get("bet_level"), options.bet_level)
+        coin_value = parse_choice("coin_value", raw.get("coin_value"), options.coin_values)
+        return Bet(
+            fields={"bet_level": level, "coin_value": coin_value},
+            unit_coins=level,
+            total_units=options.coins_per_level,
+            coin_value=coin_value,
+            lines=len(self.tables.pay.line_rows),
+        )
+
+    def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:
+        return np.array([bet.lines, bet.total_units], dtype=np.int64)
+
+    # -- rounds -----------------------------------------------------------------------------
+    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
+        if state:
+            raise ScriptError(f"state: {self.code} carries no state between rounds, got {sorted(state)}")
+        self._check_forced_screens(outcomes.screens)
+        tally = np.zeros(len(TALLY), dtype=np.int64)
+        status, win = play_round(self.tables, self.bet_arguments(bet, None), outcomes, log, self.scratch(), tally)
+        return RunResult(int(status), int(win))
+
+    def _check_forced_screens(self, screens: np.ndarray) -> None:
+        """The first screen is the base game's, the others free spins': each within its strips."""
+        codes = self.codes
+        for n, screen in enumerate(screens):
+            mode = "base" if n == 0 else "free"
+            for reel, strip in enumerate(self.spec.reels[mode]):
+                carried = set(strip)
+                for row in range(screen.shape[0]):
+                    code = codes[int(screen[row, reel])]
+                    if code not in carried:
+                        raise ScriptError(
+                            f"screens[{n}][{row}][{reel}]: reel {reel + 1} cannot carry {code} in the {mode} "
+                            f"game; it carries {sorted(carried)}"
+                        )
+
+    def parse_draw(self, name: str, raw: Any) -> int:
+        if name != "mystery_symbol":
+            return super().parse_draw(name, raw)
+        if raw not in POOL:
+            raise ScriptError(f"draws.mystery_symbol: expected one of {list(POOL)}, got {raw!r}")
+        return POOL.index(raw)
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        return POOL[value]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        rows, reels = self.grid
+        code, codes = int(row[1]), self.codes
+        if code == F_LANDED:
+            cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
+            return {"type": "landed", "screen": [[codes[int(c)] for c in line] for line in cells]}
+        if code == F_MYSTERY:
+            return {
+                "type": "sticky_mystery" if row[5] else "mystery",
+                "symbol": codes[int(row[2])],
+                "positions": cells_of(int(row[3]), reels),
+                "filled": cells_of(int(row[4]), reels),
+            }
+        if code == F_STICKY:
+            return {"type": "sticky_landed", "positions": cells_of(int(row[2]), reels),
+                    "held": cells_of(int(row[3]), reels)}
+        if code == F_FREE_TOTAL:
+            return {"type": "free_spins_total", "amount": format_money(bet.amount(int(row[2])))}
+        return super().describe_feature(row, bet)
+
+    # -- maths ------------------------------------------------------------------------------
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+        stake = rounds * bet.total_units
+        triggered = tally["free_spins_triggered"]
+        mystery_screens = tally["mystery_screens"]
+        played = tally["free_spins_played"]
+        landed = {n: tally[f"mysteries_{n}"] / rounds for n in range(MAX_MYSTERIES + 1) if tally[f"mysteries_{n}"]}
+        return {
+            "base_game": {
+                "rtp": tally["base_win"] / stake,
+                "mystery_rtp": tally["mystery_screen_win"] / stake,
+                "mystery_frequency": mystery_screens / rounds,
+                "cells_filled_per_mystery_screen": tally["cells_filled"] / mystery_screens if mystery_screens else None,
+                "mysteries_landed": landed,
+                "draws": {code: tally[f"base_draw_{code}"] / mystery_screens if mystery_screens else 0.0 for code in POOL},
+            },
+            "free_spins": {
+                "rtp": tally["free_win"] / stake,
+                "frequency": triggered / rounds,
+                "one_in": rounds / triggered if triggered else None,
+                "triggered": triggered,
+                "spins_played": played,
+                "average_win": tally["free_win"] / triggered / bet.total_units if triggered else None,
+                "stickies_per_feature": tally["stickies_landed"] / triggered if triggered else None,
+                "spins_with_stickies": tally["free_spins_with_stickies"] / played if played else None,
+                "draws": {code: tally[f"free_draw_{code}"] / tally["free_spins_with_stickies"]
+                          if tally["free_spins_with_stickies"] else 0.0 for code in POOL},
+            },
+        }
+
+    def rtp_report(self) -> dict[str, Any]:
+        """Exact base game; free spins simulated from the trigger with a 99% interval."""
+        from slotforge.games.golden_grimoire.maths import rtp_report
+
+        return rtp_report(self)
