@@ -536,26 +536,95 @@ def test_recoloured_masks_pay_as_freshly_built_masks(game, seed, pick):
     assert changed_screen_win(tables, work, enabled, marked | filled, log) == screen_win(tables, work, enabled, log)
 
 
-def test_simulation_agrees_with_the_rtp_report(game):
-    """The simulator (the round function) against rtp_report's figures, at 99.9% confidence.
+SMALL_BASE = [
+    ["HEART", "SCATTER", "CLUB", "HEART", "SNAKE"],
+    ["CLUB", "HEART", "HEART", "SNAKE", "SPADE"],
+    ["MYSTERY", "HEART", "SCATTER", "CLUB", "HEART", "SNAKE"],
+    ["HEART", "MYSTERY", "CLUB", "SNAKE", "HEART"],
+    ["SCATTER", "HEART", "MYSTERY", "CLUB", "SPIDER", "HEART"],
+]
+SMALL_FREE = [["HEART", "CLUB", "SNAKE", "HEART"]] + [["STICKY_MYSTERY", "HEART", "CLUB", "SNAKE", "HEART", "SPADE"]] * 4
 
-    The exact base game is checked against the base-game win of 4M simulated rounds, and the
-    whole RTP against the simulation with both intervals combined. Fixed seeds: never flaky.
+
+def small_model(tmp_path) -> GoldenGrimoire:
+    """The shipped paytable and weights on short strips, small enough to enumerate every screen."""
+    raw = json.loads(GoldenGrimoire.model_file.read_text())
+    raw["reels"] = {"base": SMALL_BASE, "free": SMALL_FREE}
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(raw))
+    return GoldenGrimoire(path)
+
+
+def reference_transform(grid: list[list[str]], symbol: str) -> list[list[str]]:
+    """The Mystery rules read plainly: every MYSTERY becomes ``symbol``; each fills its row back
+    to reel 2 when ``symbol`` is WILD or equals the row's reel-1 symbol."""
+    out = [list(row) for row in grid]
+    for r, row in enumerate(grid):
+        for c, code in enumerate(row):
+            if code == "MYSTERY":
+                out[r][c] = symbol
+                if symbol in ("WILD", row[0]):
+                    for left in range(1, c):
+                        out[r][left] = symbol
+    return out
+
+
+def test_exact_base_game_equals_brute_force_over_every_screen(tmp_path):
+    """The class enumeration of maths.base_by_draw against every stop combination of short
+    strips, transformed and paid by the plain reference code of this file."""
+    from itertools import product
+
+    from slotforge.games.golden_grimoire import maths
+
+    game = small_model(tmp_path)
+    weights = game.features.mystery.weights
+    total_weight = sum(weights.values())
+    expected = 0.0
+    combos = list(product(*(range(len(s)) for s in SMALL_BASE)))
+    for stops in combos:
+        grid = [[SMALL_BASE[c][(stops[c] + r) % len(SMALL_BASE[c])] for c in range(5)] for r in range(4)]
+        if any("MYSTERY" in row for row in grid):
+            for symbol, weight in weights.items():
+                pays = reference_wins(reference_transform(grid, symbol))
+                expected += weight / total_weight * sum(p for _, _, p in pays.values())
+        else:
+            expected += sum(p for _, _, p in reference_wins(grid).values())
+    expected /= len(combos) * 20
+    exact = maths.mix(maths.base_by_draw(game), game.tables.base_weights)
+    assert exact == pytest.approx(expected, rel=1e-12)
+
+
+def test_simulation_agrees_with_the_rtp_report(tmp_path, monkeypatch):
+    """The simulator (the round function) against rtp_report, on short strips to keep it fast.
+
+    Both are estimates only in the free spins: the difference is compared with both intervals
+    combined at 99.9% confidence (z = 3.29), with fixed seeds, so the test is never flaky and a
+    wrong RTP part of a percent fails it.
     """
     from slotforge.games.golden_grimoire import maths
     from slotforge.maths.simulate import report, simulate_chunk
 
-    base = maths.mix(maths.base_by_draw(game), game.tables.base_weights)
-    part = simulate_chunk("golden-grimoire", 11, 0, 4_000_000)
-    bet = game.simulation_bet()
-    result = report(game, bet, part, 1.0, 11, 1, False)
-    z999 = 3.29
-    # Base-game win per round: its spread is at most the whole round's.
-    sim_base = result["features"]["base_game"]["rtp"]
-    assert abs(sim_base - base) < z999 * result["std"] / math.sqrt(part.rounds)
-    published = float(game.spec.rtp)
-    assert abs(result["rtp"] - published) < z999 * result["std"] / math.sqrt(part.rounds) + 0.0005
+    monkeypatch.setattr(maths, "FREE_FEATURES", 1 << 16)
+    monkeypatch.setattr(maths, "FREE_MAX_BATCHES", 1)
+    game = small_model(tmp_path)
+    figures = game.rtp_report()
+    part = simulate_chunk("golden-grimoire", 5, 0, 1_000_000, str(tmp_path / "small.json"))
+    result = report(game, game.simulation_bet(), part, 1.0, 5, 1, False)
+    sim_error = result["std"] / math.sqrt(part.rounds)
+    rtp_error = figures["ci99"] / 2.5758
+    assert abs(result["rtp"] - figures["rtp"]) < 3.29 * math.hypot(sim_error, rtp_error)
+    # The base game alone is exact on one side; its spread is at most the whole round's.
+    assert abs(result["features"]["base_game"]["rtp"] - figures["parts"]["base_lines"]) < 3.29 * sim_error
+    assert result["features"]["free_spins"]["frequency"] == pytest.approx(figures["free_spins_frequency"], rel=0.05)
+
+
+def test_shipped_model_hits_one_round_in_three_near_the_published_rtp(game):
+    from slotforge.maths.simulate import report, simulate_chunk
+
+    part = simulate_chunk("golden-grimoire", 3, 0, 2_000_000)
+    result = report(game, game.simulation_bet(), part, 1.0, 3, 1, False)
     assert result["hit_frequency"] > 1 / 3
+    assert abs(result["rtp"] - float(game.spec.rtp)) < 3.29 * result["std"] / math.sqrt(part.rounds)
 
 
 def test_round_function_agrees_with_the_recorded_round(game):
