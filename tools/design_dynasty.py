@@ -80,7 +80,9 @@ def _acceptable(strip: list[str]) -> bool:
 
 
 def strips(counts: dict[str, list[dict[str, int]]]) -> dict[str, list[list[str]]]:
-    return {mode: [layout(c, seed=7 * reel + len(mode)) for reel, c in enumerate(reels)] for mode, reels in counts.items()}
+    return {
+        mode: [layout(c, seed=7 * reel + len(mode)) for reel, c in enumerate(reels)] for mode, reels in counts.items()
+    }
 
 
 def rtp(counts: dict[str, list[dict[str, int]]], raw: dict) -> float:

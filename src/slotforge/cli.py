@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from functools import partial
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -55,7 +56,7 @@ def games() -> None:
 
 
 @app.command()
-def rtp(game: str = GameArg, as_json: bool = typer.Option(False, "--json"), model: Optional[Path] = ModelOpt) -> None:
+def rtp(game: str = GameArg, as_json: bool = typer.Option(False, "--json"), model: Path | None = ModelOpt) -> None:
     """The game's RTP: exact where the maths allows, with every part of the game."""
     result = guarded(lambda: load_game(game, model).rtp_report())
     if as_json:
@@ -80,7 +81,7 @@ def simulate(
     workers: int = typer.Option(1, "--workers", "-w", help="processes; 0 = every core"),
     bet: list[str] = typer.Option([], "--bet", help="a bet field, FIELD=VALUE (repeatable)"),
     as_json: bool = typer.Option(False, "--json"),
-    model: Optional[Path] = ModelOpt,
+    model: Path | None = ModelOpt,
 ) -> None:
     """Simulate complete rounds and report RTP with its confidence intervals. Ctrl-C stops
     early and reports what was simulated."""
@@ -113,7 +114,8 @@ def print_simulation(result: dict[str, Any]) -> None:
     for name, figures in result["features"].items():
         shown = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items())
         out.print(f"{name}: {shown}")
-    out.print(f"{result['rounds_per_second']:,.0f} rounds/s on {result['workers']} worker(s), {result['seconds']:.2f} s")
+    speed = f"{result['rounds_per_second']:,.0f} rounds/s"
+    out.print(f"{speed} on {result['workers']} worker(s), {result['seconds']:.2f} s")
 
 
 @app.command()
@@ -122,8 +124,8 @@ def par(
     rounds_: int = typer.Option(100_000_000, "--rounds", "-n", help="rounds to simulate for the figures"),
     seed: int = typer.Option(1, "--seed"),
     workers: int = typer.Option(0, "--workers", "-w", help="processes; 0 = every core"),
-    output: Optional[Path] = typer.Option(None, "--out", help="write here (default docs/par/GAME.md)"),
-    model: Optional[Path] = ModelOpt,
+    output: Path | None = typer.Option(None, "--out", help="write here (default docs/par/GAME.md)"),
+    model: Path | None = ModelOpt,
 ) -> None:
     """Write the game's PAR sheet: exact RTP parts, simulated figures, paytable and strips."""
     from slotforge.maths.par import par_sheet
@@ -158,13 +160,13 @@ def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
 @app.command()
 def play(
     game: str = GameArg,
-    seed: Optional[int] = typer.Option(None, "--seed", help="draw the round reproducibly from this seed"),
-    script: Optional[Path] = typer.Option(None, "--script", help="a script of forced outcomes (SCENARIOS.md)"),
+    seed: int | None = typer.Option(None, "--seed", help="draw the round reproducibly from this seed"),
+    script: Path | None = typer.Option(None, "--script", help="a script of forced outcomes (SCENARIOS.md)"),
     choice: list[str] = typer.Option([], "--choice", help="a choice, in order (repeatable)"),
     bet: list[str] = typer.Option([], "--bet", help="a bet field, FIELD=VALUE (repeatable)"),
     gamble_limit: str = typer.Option("1000.00", "--gamble-limit", help="the operator's gamble amount limit"),
     as_json: bool = typer.Option(False, "--json", help="print the round record"),
-    model: Optional[Path] = ModelOpt,
+    model: Path | None = ModelOpt,
 ) -> None:
     """Play one round. Without --script or --seed it draws from the secure generator."""
     from decimal import Decimal, InvalidOperation
@@ -201,7 +203,7 @@ def play(
             continue
         used = len(record["inputs"]["random"])
         source = rounds.seeded_words(seed, skip=used) if seed is not None else rounds.rng.secure_words
-        record = guarded(lambda: rounds.resume(the_game, record, picked, source=source))
+        record = guarded(partial(rounds.resume, the_game, record, picked, source=source))
         shown = print_round(record, shown)
 
 
@@ -218,7 +220,8 @@ def print_round(record: dict[str, Any], shown: int = 0) -> int:
             where = f"line {win['line']}" if "line" in win else win["kind"]
             out.print(f"  [green]{where}[/green]: {win['count']} x {win['symbol']} pays {win['amount']}")
         for event in step["events"]:
-            out.print(f"  [yellow]{event['type']}[/yellow] " + ", ".join(f"{k} {v}" for k, v in event.items() if k != "type"))
+            fields = ", ".join(f"{k} {v}" for k, v in event.items() if k != "type")
+            out.print(f"  [yellow]{event['type']}[/yellow] {fields}")
     out.print(f"total win [bold]{record['total_win']}[/bold]  ({record['status']})")
     if record["awaiting"]:
         out.print(f"waiting for {record['awaiting']['decision']}: {', '.join(record['awaiting']['options'])}")

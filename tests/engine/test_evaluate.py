@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
-from numba import njit
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from slotforge.engine import events
 from slotforge.engine.evaluate import (

@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events, rng
-from slotforge.engine.bet import Bet, format_money
+from slotforge.engine.bet import format_money
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.engine.outcomes import make_outcomes
+from slotforge.engine.record import build_record
 
 WordSource = Callable[[int], np.ndarray]
 
@@ -152,7 +153,7 @@ def play(
             capacity *= 4
             continue
         break
-    record = build_record(game, parsed_bet, log, result.status, result.win_units, outcomes.cursors)
+    record = build_record(game, parsed_bet, log, result.status, result.win_units)
     record["state"] = result.state
     record["inputs"] = {
         "random": [f"{int(w):016x}" for w in rng.consumed_words(stream)],
@@ -164,132 +165,9 @@ def play(
     return record
 
 
-def build_record(
-    game: Game, bet: Bet, log: np.ndarray, status: int, win_units: int, cursors: np.ndarray
-) -> dict[str, Any]:
-    """The round record (SCENARIOS.md) of an event log."""
-    steps: list[dict[str, Any]] = []
-    awaiting = None
-    codes = game.codes
-    rows, reels = game.grid
-    for row in events.rows(log):
-        code = int(row[0])
-        if code == events.STEP:
-            cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
-            steps.append(
-                {
-                    "kind": events.STEP_KINDS[int(row[1])],
-                    "screen": [[codes[int(c)] for c in line] for line in cells],
-                    "wins": [],
-                    "events": [],
-                }
-            )
-        elif code == events.LINE_WIN:
-            steps[-1]["wins"].append(
-                {
-                    "kind": "line",
-                    "line": int(row[1]) + 1,
-                    "symbol": codes[int(row[2])],
-                    "count": int(row[3]),
-                    "amount": format_money(bet.amount(int(row[4]))),
-                    "multiplier": int(row[5]),
-                }
-            )
-        elif code in (events.SCATTER_WIN, events.COUNT_WIN):
-            steps[-1]["wins"].append(
-                {
-                    "kind": "scatter" if code == events.SCATTER_WIN else "count",
-                    "symbol": codes[int(row[1])],
-                    "count": int(row[2]),
-                    "amount": format_money(bet.amount(int(row[3]))),
-                    "multiplier": int(row[4]),
-                }
-            )
-        elif code == events.FREE_SPINS:
-            steps[-1]["events"].append(
-                {"type": "free_spins_awarded", "count": int(row[1]), "remaining": int(row[2]), "retrigger": bool(row[3])}
-            )
-        elif code == events.GAMBLE:
-            steps.append(gamble_step(game, bet, row))
-        elif code == events.COLLECT:
-            steps[-1]["events"].append(
-                {"type": "collect", "amount": format_money(bet.amount(int(row[1]))), "automatic": bool(row[2])}
-            )
-        elif code == events.AWAIT:
-            decision = game.decisions[int(row[1])]
-            awaiting = {
-                "decision": decision.name,
-                "options": [name for i, name in enumerate(decision.options) if (int(row[2]) >> i) & 1],
-                "win": format_money(bet.amount(int(row[3]))),
-            }
-        elif code == events.INVALID_CHOICE:
-            decision = game.decisions[int(row[1])]
-            offered = [name for i, name in enumerate(decision.options) if (int(row[3]) >> i) & 1]
-            raise ScriptError(f"choices: {game.choice_names[int(row[2])]!r} is not offered now; expected one of {offered}")
-        elif code == events.DRAW:
-            steps[-1]["events"].append(
-                {"type": "draw", "name": game.draw_names[int(row[1])], "value": game.describe_draw(int(row[1]), int(row[2]))}
-            )
-        elif code == events.FEATURE:
-            steps[-1]["events"].append(game.describe_feature(row, bet))
-        elif code == events.WIN:
-            steps[-1]["wins"].append(game.describe_win(row, bet))
-    return {
-        "game": game.code,
-        "model": game.model_id,
-        "bet": bet.as_json(),
-        "total_bet": format_money(bet.total_bet),
-        "total_win": format_money(bet.amount(win_units)),
-        "status": "awaiting" if status == events.AWAITING else "complete",
-        "awaiting": awaiting,
-        "steps": steps,
-    }
-
-
-CARDS = ("HEARTS", "DIAMONDS", "CLUBS", "SPADES")
-
-
-def gamble_step(game: Game, bet: Bet, row: np.ndarray) -> dict[str, Any]:
-    """A card-gamble step: the guess, the card drawn and what the win became."""
-    stake, result = int(row[3]), int(row[4])
-    return {
-        "kind": "gamble",
-        "screen": [],
-        "card": CARDS[int(row[2])],
-        "wins": [{"kind": "gamble", "symbol": CARDS[int(row[2])], "count": 1, "amount": format_money(bet.amount(result))}],
-        "events": [
-            {
-                "type": "gamble",
-                "choice": game.choice_names[int(row[1])],
-                "card": CARDS[int(row[2])],
-                "stake": format_money(bet.amount(stake)),
-                "won": result > 0,
-            }
-        ],
-    }
-
-
 def replay(game: Game, record: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     """Re-run a recorded round from its inputs; True when every field matches the record."""
-    inputs = record.get("inputs") or {}
-    script = parse_script(game, inputs["script"]) if inputs.get("script") else Script()
-    words = np.array([int(w, 16) for w in inputs.get("random", [])], dtype=np.uint64)
-    operator = Operator(
-        gamble_limit=Decimal(inputs.get("operator", {}).get("gamble_limit", "1000.00")),
-        fun_play=bool(inputs.get("operator", {}).get("fun_play", False)),
-    )
-    choices = inputs.get("choices", [])
-    script_choices = len(script.choices)
-    again = play(
-        game,
-        record.get("bet"),
-        script=script,
-        choices=parse_choices(game, choices[script_choices:]),
-        words=words,
-        source=no_more_words,
-        operator=operator,
-        state=inputs.get("state"),
-    )
+    again = rerun(game, record, extra_choices=[], source=no_more_words)
     return again == record, again
 
 
@@ -297,16 +175,25 @@ def resume(game: Game, record: dict[str, Any], choice: str, source: WordSource =
     """Continue a round that waits for a choice, by replaying it with that choice added."""
     if record.get("status") != "awaiting":
         raise ScriptError("choice: this round is complete and waits for no choice")
-    inputs = record["inputs"]
+    return rerun(game, record, extra_choices=[choice], source=source)
+
+
+def rerun(game: Game, record: dict[str, Any], extra_choices: list[str], source: WordSource) -> dict[str, Any]:
+    """Play a recorded round again from its inputs, with choices added after those it made."""
+    inputs = record.get("inputs") or {}
     script = parse_script(game, inputs["script"]) if inputs.get("script") else Script()
     made = inputs.get("choices", [])[len(script.choices) :]
     words = np.array([int(w, 16) for w in inputs.get("random", [])], dtype=np.uint64)
-    operator = Operator(gamble_limit=Decimal(inputs["operator"]["gamble_limit"]), fun_play=inputs["operator"]["fun_play"])
+    settings = inputs.get("operator", {})
+    operator = Operator(
+        gamble_limit=Decimal(settings.get("gamble_limit", Operator.gamble_limit)),
+        fun_play=bool(settings.get("fun_play", False)),
+    )
     return play(
         game,
-        record["bet"],
+        record.get("bet"),
         script=script,
-        choices=parse_choices(game, [*made, choice]),
+        choices=parse_choices(game, [*made, *extra_choices]),
         words=words,
         source=source,
         operator=operator,

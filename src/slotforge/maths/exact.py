@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from slotforge.engine.jit import entry
 
 from slotforge.engine import events
 from slotforge.engine.evaluate import PayTable, ReelSet, column_masks, line_wins
+from slotforge.engine.jit import entry
 
 
 @dataclass(frozen=True)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from slotforge.engine.jit import kernel
 
 from slotforge.engine import events, rng
+from slotforge.engine.jit import kernel
 from slotforge.engine.outcomes import reset, simulation_outcomes
 from slotforge.games import load_game
 from slotforge.maths import stats

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
-from slotforge.engine.jit import kernel, loop
 from pydantic import Field
 
 from slotforge.engine import events, gamble
 from slotforge.engine.bet import Bet, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import PayTable, ReelSet, compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
+from slotforge.engine.jit import kernel, loop
 from slotforge.engine.model import Choice, IntRange, Strict
 from slotforge.engine.spin import Scratch, enabled_lines, line_spin, make_scratch
 from slotforge.maths import exact

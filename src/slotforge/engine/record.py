@@ -1,0 +1,126 @@
+"""The round record (see docs/scripts.md), read off a round's event log.
+
+Each event code has one small reader that adds to the record being built: a step, a win on
+the current step, an event a client shows, or the decision the round waits for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from slotforge.engine import events
+from slotforge.engine.bet import Bet, format_money
+from slotforge.engine.gamble import CARD_NAMES
+from slotforge.engine.game import Game, ScriptError
+
+
+class RecordBuilder:
+    """Builds one round record from event rows, in order."""
+
+    def __init__(self, game: Game, bet: Bet) -> None:
+        self.game = game
+        self.bet = bet
+        self.steps: list[dict[str, Any]] = []
+        self.awaiting: dict[str, Any] | None = None
+        self.readers = {
+            events.STEP: self.step,
+            events.LINE_WIN: self.line_win,
+            events.SCATTER_WIN: self.anywhere_win,
+            events.COUNT_WIN: self.anywhere_win,
+            events.FREE_SPINS: self.free_spins,
+            events.GAMBLE: self.gamble,
+            events.COLLECT: self.collect,
+            events.AWAIT: self.await_choice,
+            events.INVALID_CHOICE: self.invalid_choice,
+            events.DRAW: self.draw,
+            events.FEATURE: lambda row: self.event(self.game.describe_feature(row, self.bet)),
+            events.WIN: lambda row: self.win(self.game.describe_win(row, self.bet)),
+        }
+
+    def read(self, rows: np.ndarray) -> None:
+        for row in rows:
+            self.readers[int(row[0])](row)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def money(self, units: int) -> str:
+        return format_money(self.bet.amount(int(units)))
+
+    def symbol(self, symbol_id: int) -> str:
+        return self.game.codes[int(symbol_id)]
+
+    def win(self, win: dict[str, Any]) -> None:
+        self.steps[-1]["wins"].append(win)
+
+    def event(self, event: dict[str, Any]) -> None:
+        self.steps[-1]["events"].append(event)
+
+    def options(self, decision: int, mask: int) -> list[str]:
+        return [name for i, name in enumerate(self.game.decisions[decision].options) if (int(mask) >> i) & 1]
+
+    # -- readers, one per event code ----------------------------------------------------------
+    def step(self, row: np.ndarray) -> None:
+        rows, reels = self.game.grid
+        cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
+        screen = [[self.symbol(c) for c in line] for line in cells]
+        self.steps.append({"kind": events.STEP_KINDS[int(row[1])], "screen": screen, "wins": [], "events": []})
+
+    def line_win(self, row: np.ndarray) -> None:
+        self.win({"kind": "line", "line": int(row[1]) + 1, "symbol": self.symbol(row[2]), "count": int(row[3]),
+                  "amount": self.money(row[4]), "multiplier": int(row[5])})
+
+    def anywhere_win(self, row: np.ndarray) -> None:
+        kind = "scatter" if row[0] == events.SCATTER_WIN else "count"
+        self.win({"kind": kind, "symbol": self.symbol(row[1]), "count": int(row[2]),
+                  "amount": self.money(row[3]), "multiplier": int(row[4])})
+
+    def free_spins(self, row: np.ndarray) -> None:
+        self.event({"type": "free_spins_awarded", "count": int(row[1]), "remaining": int(row[2]),
+                    "retrigger": bool(row[3])})
+
+    def gamble(self, row: np.ndarray) -> None:
+        """A card gamble is a step of its own: the guess, the card and what the win became."""
+        card = CARD_NAMES[int(row[2])]
+        result = self.money(row[4])
+        self.steps.append({
+            "kind": "gamble",
+            "screen": [],
+            "card": card,
+            "wins": [{"kind": "gamble", "symbol": card, "count": 1, "amount": result}],
+            "events": [{"type": "gamble", "choice": self.game.choice_names[int(row[1])], "card": card,
+                        "stake": self.money(row[3]), "won": int(row[4]) > 0}],
+        })
+
+    def collect(self, row: np.ndarray) -> None:
+        self.event({"type": "collect", "amount": self.money(row[1]), "automatic": bool(row[2])})
+
+    def await_choice(self, row: np.ndarray) -> None:
+        self.awaiting = {"decision": self.game.decisions[int(row[1])].name,
+                         "options": self.options(int(row[1]), row[2]), "win": self.money(row[3])}
+
+    def invalid_choice(self, row: np.ndarray) -> None:
+        choice = self.game.choice_names[int(row[2])]
+        offered = self.options(int(row[1]), row[3])
+        raise ScriptError(f"choices: {choice!r} is not offered now; expected one of {offered}")
+
+    def draw(self, row: np.ndarray) -> None:
+        name = int(row[1])
+        self.event({"type": "draw", "name": self.game.draw_names[name],
+                    "value": self.game.describe_draw(name, int(row[2]))})
+
+
+def build_record(game: Game, bet: Bet, log: np.ndarray, status: int, win_units: int) -> dict[str, Any]:
+    """The round record of an event log."""
+    builder = RecordBuilder(game, bet)
+    builder.read(events.rows(log))
+    return {
+        "game": game.code,
+        "model": game.model_id,
+        "bet": bet.as_json(),
+        "total_bet": format_money(bet.total_bet),
+        "total_win": format_money(bet.amount(win_units)),
+        "status": "awaiting" if status == events.AWAITING else "complete",
+        "awaiting": builder.awaiting,
+        "steps": builder.steps,
+    }
