@@ -19,9 +19,8 @@ import numpy as np
 from numba import types
 from numba.extending import intrinsic, overload
 
-from slotforge.engine.jit import kernel
-
 from slotforge.engine import events
+from slotforge.engine.jit import kernel
 from slotforge.engine.model import LineGameSpec, paylines
 
 

@@ -10,6 +10,7 @@ simulator runs the very same round function at full speed.
 from __future__ import annotations
 
 import numpy as np
+
 from slotforge.engine.jit import kernel
 
 WIDTH = 48

@@ -8,9 +8,8 @@ win is collected automatically.
 
 from __future__ import annotations
 
-from slotforge.engine.jit import kernel
-
 from slotforge.engine import events
+from slotforge.engine.jit import kernel
 from slotforge.engine.outcomes import draw, next_choice
 
 # Choice ids, in the order games name them.

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from slotforge.engine.jit import kernel
 
 from slotforge.engine import rng
+from slotforge.engine.jit import kernel
 
 
 class Outcomes(NamedTuple):

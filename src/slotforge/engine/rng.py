@@ -21,6 +21,7 @@ from __future__ import annotations
 import secrets
 
 import numpy as np
+
 from slotforge.engine.jit import kernel
 
 MODE = 0

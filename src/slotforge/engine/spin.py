@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from slotforge.engine.jit import kernel
 
 from slotforge.engine import events
 from slotforge.engine.evaluate import fill_window, line_wins, stop_line_wins, symbol_count, window_masks
+from slotforge.engine.jit import kernel
 from slotforge.engine.outcomes import forced_screen
 from slotforge.engine.rng import bounded
 
