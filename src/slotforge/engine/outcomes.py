@@ -76,25 +76,28 @@ def forced_screen(outcomes):
 
 
 @kernel
-def draw(outcomes, name, n):
-    """Named draw of a uniform integer in ``[0, n)``: forced value if scripted."""
+def scripted(outcomes, name):
+    """(True, value) for the next scripted value of draw ``name``; (False, 0) when none is left."""
     slot = DRAW0 + name
     index = outcomes.cursors[slot]
     if index < outcomes.draw_counts[name]:
         outcomes.cursors[slot] = index + 1
-        return outcomes.draws[name, index]
-    return rng.bounded(outcomes.stream, n)
+        return True, outcomes.draws[name, index]
+    return False, 0
+
+
+@kernel
+def draw(outcomes, name, n):
+    """Named draw of a uniform integer in ``[0, n)``: forced value if scripted."""
+    forced, value = scripted(outcomes, name)
+    return value if forced else rng.bounded(outcomes.stream, n)
 
 
 @kernel
 def draw_weighted(outcomes, name, cumulative):
     """Named weighted draw of an index: forced value if scripted."""
-    slot = DRAW0 + name
-    index = outcomes.cursors[slot]
-    if index < outcomes.draw_counts[name]:
-        outcomes.cursors[slot] = index + 1
-        return outcomes.draws[name, index]
-    return rng.weighted(outcomes.stream, cumulative)
+    forced, value = scripted(outcomes, name)
+    return value if forced else rng.weighted(outcomes.stream, cumulative)
 
 
 @kernel
