@@ -7,6 +7,7 @@ reference measured in the same run: the very same round function run as plain Py
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -68,3 +69,15 @@ def run(code: str, rounds: int, plain_rounds: int, target: float) -> dict[str, f
     print(f"  plain Python, same rules {reference:>11,.0f} rounds/s")
     print(f"  ratio compiled / plain Python: {single / reference:,.0f}x")
     return figures
+
+
+def main(code: str, target: float, doc: str) -> None:
+    """The command line every game benchmark shares."""
+    parser = argparse.ArgumentParser(description=doc.strip().splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=50_000_000, help="rounds per core")
+    parser.add_argument("--plain-rounds", type=int, default=20_000, help="rounds for the plain-Python reference")
+    parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    args = parser.parse_args()
+    figures = run(code, args.rounds, args.plain_rounds, target=target)
+    if args.json:
+        print(json.dumps(figures))
