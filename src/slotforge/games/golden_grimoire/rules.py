@@ -20,7 +20,15 @@ from pydantic import Field, field_validator
 
 from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
-from slotforge.engine.evaluate import PayTable, ReelSet, compile_paytable, compile_reelset, line_wins
+from slotforge.engine.evaluate import (
+    PayTable,
+    ReelSet,
+    compile_paytable,
+    compile_reelset,
+    leading_line_wins,
+    line_wins,
+    stop_line_wins,
+)
 from slotforge.engine.game import Game, Operator, RunResult, ScriptError
 from slotforge.engine.jit import kernel, loop
 from slotforge.engine.masks import RowMasks, compile_row_masks, copy_stop_masks, recolour, screen_masks
@@ -187,7 +195,10 @@ def changed_screen_win(tables, work, enabled, changed, log):
         for reel in range(reels):
             if (changed >> (row * reels + reel)) & 1:
                 recolour(masks, tables.rows, reel, row, cells[reel, stops[reel] + row], window[row, reel])
-    return line_wins(tables.pay, masks, work.zero_stops, enabled, 1, log)
+    # Reel 1 never transforms, so the line leaders of the drawn stop still hold.
+    first = stops[0]
+    leaders, leader_counts = base.leaders, base.leader_counts
+    return leading_line_wins(tables.pay, masks, work.zero_stops, enabled, 1, log, leaders[first], leader_counts[first])
 
 
 @kernel
@@ -257,36 +268,34 @@ def reveal(tables, outcomes, work, cumulative):
 
 
 @kernel
-def base_spin(tables, enabled, outcomes, log, work, tally):
-    """The base-game spin; returns (win units, triggered)."""
-    params, base = tables.params, tables.base
+def land_base(tables, outcomes, work, recording):
+    """Land the base-game screen; returns (forced, Mysteries shown, triggered).
+
+    The window is read and its Mysteries marked unless the screen was drawn, shows no Mystery
+    and is not recorded: then the precomputed per-stop tables are all the spin needs.
+    """
+    params, base, window = tables.params, tables.base, work.window
     mystery, scatter, trigger_reels = params[P_MYSTERY], params[P_SCATTER], params[P_TRIGGER_REELS]
-    recording = events.recording(log)
-    window = work.window
-    forced = land(base, outcomes, work, False)
-    if forced:
-        mysteries = mark_symbol(window, mystery, work.marks)
-        triggered = scatter_trigger(window, scatter, trigger_reels)
-    else:
-        stops, counts = work.stops, base.counts
-        mysteries = 0
-        for reel in range(stops.shape[0]):
-            mysteries += counts[reel, stops[reel], mystery]
-        triggered = stops_trigger(counts, stops, scatter, trigger_reels)
-        if mysteries == 0 and not recording:
-            # Nothing transforms: pay from the masks precomputed per reel stop.
-            tally[T_MYSTERIES] += 1
-            return line_wins(tables.pay, base.masks, stops, enabled, 1, log), triggered
+    if land(base, outcomes, work, False):
+        return True, mark_symbol(window, mystery, work.marks), scatter_trigger(window, scatter, trigger_reels)
+    stops, counts = work.stops, base.counts
+    mysteries = 0
+    for reel in range(stops.shape[0]):
+        mysteries += counts[reel, stops[reel], mystery]
+    if mysteries > 0 or recording:
         read_window(tables.base_cells, stops, window)
         mark_symbol(window, mystery, work.marks)
-    tally[T_MYSTERIES + min(mysteries, MAX_MYSTERIES)] += 1
-    if mysteries == 0:
-        events.emit_step(log, events.BASE, MODE_BASE, 0, 0, window)
-        return screen_win(tables, work, enabled, log), triggered
+    return False, mysteries, stops_trigger(counts, stops, scatter, trigger_reels)
+
+
+@kernel
+def mystery_spin(tables, enabled, forced, outcomes, log, work, tally):
+    """Reveal the base game's Mysteries, record what happened, pay; returns win units."""
+    recording = events.recording(log)
     if recording:
-        copy_cells(window, work.landed)
+        copy_cells(work.window, work.landed)
     pick, symbol, marked, filled = reveal(tables, outcomes, work, tables.base_weights)
-    events.emit_step(log, events.BASE, MODE_BASE, 0, 0, window)
+    events.emit_step(log, events.BASE, MODE_BASE, 0, 0, work.window)
     if recording:
         emit_landed(log, work.landed)
         events.emit(log, events.DRAW, DRAW_MYSTERY, pick)
@@ -299,7 +308,22 @@ def base_spin(tables, enabled, outcomes, log, work, tally):
     tally[T_MYSTERY_WIN] += win
     tally[T_FILLED] += popcount64(filled)
     tally[T_BASE_DRAW + pick] += 1
-    return win, triggered
+    return win
+
+
+@kernel
+def base_spin(tables, enabled, outcomes, log, work, tally):
+    """The base-game spin; returns (win units, triggered)."""
+    recording = events.recording(log)
+    forced, mysteries, triggered = land_base(tables, outcomes, work, recording)
+    tally[T_MYSTERIES + min(mysteries, MAX_MYSTERIES)] += 1
+    if mysteries > 0:
+        return mystery_spin(tables, enabled, forced, outcomes, log, work, tally), triggered
+    if not forced and not recording:
+        # Nothing transforms: pay from the masks precomputed per reel stop.
+        return stop_line_wins(tables.pay, tables.base, work.stops, enabled, 1, log), triggered
+    events.emit_step(log, events.BASE, MODE_BASE, 0, 0, work.window)
+    return screen_win(tables, work, enabled, log), triggered
 
 
 @kernel
