@@ -352,3 +352,15 @@ def test_bonus_dynamic_programming_is_a_distribution():
     assert sum(outcome.cells_distribution.values()) == 1
     assert max(outcome.cells_distribution) <= 14
     assert 3 < outcome.cells < 14
+
+
+def test_rtp_report_parts_add_up(game):
+    report = maths.rtp_report(game, rounds=1_000_000, free_spins=200_000, workers=1)
+    parts = report["parts"]
+    assert set(parts) == {"base_game", "respins", "free_spins", "bonus_coins", "minor", "major", "mega_contribution", "mega_seed"}
+    assert abs(sum(parts.values()) - report["rtp"]) < 1e-12
+    assert parts["mega_contribution"] == 0.037
+    assert parts["mega_seed"] == 10_000 * report["mega"]["rate_per_eur_staked"]
+    assert 0.9 < report["rtp"] < 1.05
+    low, high = report["rtp_by_stake"].values()
+    assert abs(high - low) < 0.0002  # the Mega's path barely moves the RTP across stakes

@@ -79,12 +79,14 @@ TALLY = (
     "bonus_games", "bonus_cells", "wild_on_wild", "award_5", "award_8", "award_12",
     *(f"collected_{n}" for n in range(3, 16)),
     "respin_awarded_spins",
+    "hits",
 )
 (T_BASE_WIN, T_RESPIN_WIN, T_FREE_WIN, T_BONUS_COINS, T_MINOR, T_MAJOR, T_MEGA,
  T_RESPIN_ROUNDS, T_RESPINS, T_FREE_TRIGGERS, T_FREE_PLAYED, T_FREE_RESPINS,
  T_BONUS_GAMES, T_BONUS_CELLS, T_WILD_ON_WILD, T_AWARD_5, T_AWARD_8, T_AWARD_12) = range(18)
 T_COLLECTED = 18  # + (collected - 3), the last slot counting 15 and more
 T_RESPIN_AWARDED = 31  # free spins awarded by re-spins (not first spins)
+T_HITS = 32  # rounds with a line win or a feature
 
 
 class Tables(NamedTuple):
@@ -648,12 +650,15 @@ def play_round(tables, bet, outcomes, log, work, tally):
     collected = 0
     first_collected = 0
     respin_awards = 0
+    hit = 0
     index = 0
     kind = events.BASE
     while True:
         ok, spin_win, scatters, coins, shown = spin(tables, outcomes, log, work, held, False, kind, index, 0, tally)
         if not ok:
             return events.REJECTED, win
+        if spin_win > 0:
+            hit = 1
         if kind == events.BASE:
             tally[T_BASE_WIN] += spin_win
             first_collected = coins
@@ -667,6 +672,7 @@ def play_round(tables, bet, outcomes, log, work, tally):
             collected += coins
             events.emit(log, events.FEATURE, F_BONUS_COLLECTED, coins, collected)
         if scatters >= params[P_FS_TRIGGER]:
+            hit = 1
             if kind != events.BASE:
                 respin_awards += awards[min(scatters, awards.shape[0] - 1)]
                 tally[T_RESPIN_AWARDED] += awards[min(scatters, awards.shape[0] - 1)]
@@ -680,6 +686,9 @@ def play_round(tables, bet, outcomes, log, work, tally):
             tally[T_RESPIN_ROUNDS] += 1
         kind = events.RESPIN
         index += 1
+    if collected >= params[P_BONUS_TRIGGER]:
+        hit = 1
+    tally[T_HITS] += hit
     if rtp_mode:
         return events.COMPLETE, rtp_mode_win(params, bet, win, respin_awards, collected, first_collected, tally)
     if collected < params[P_BONUS_TRIGGER]:

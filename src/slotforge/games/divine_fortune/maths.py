@@ -39,8 +39,8 @@ from slotforge.games.divine_fortune import kernels as k
 from slotforge.maths import exact, stats
 from slotforge.maths.simulate import chunk_stream
 
-RTP_ROUNDS = 200_000_000
-FREE_SPINS = 40_000_000
+RTP_ROUNDS = 320_000_000
+FREE_SPINS = 60_000_000
 CHUNK = 1 << 22
 
 
@@ -252,7 +252,7 @@ def rtp_report(game, rounds: int = RTP_ROUNDS, free_spins: int = FREE_SPINS, see
     chances = collected_chances(tally, n)
     split, _ = bonus_parts(game, bonus, chances, mega)
     scale = bonus_total / sum(split.values())
-    parts_bonus = {name: value * scale for name, value in split.items()}
+    parts_bonus = {name: float(value * scale) for name, value in split.items()}
     mega_rules = game.features.mega
     bonus_rate = float(sum(chances.values()))
     rate_per_eur = bonus_rate * float(mega_rules.chance_per_eur)
@@ -324,6 +324,7 @@ def frequencies(tally: np.ndarray, rounds: int, bonus_rate: float, first: FirstS
         return rounds / count if count else None
 
     return {
+        "hit_frequency": int(tally[k.T_HITS]) / rounds,
         "respin_rounds": int(tally[k.T_RESPIN_ROUNDS]) / rounds,
         "respin_one_in": one_in(int(tally[k.T_RESPIN_ROUNDS])),
         "respins_per_respin_round": int(tally[k.T_RESPINS]) / max(1, int(tally[k.T_RESPIN_ROUNDS])),
@@ -357,8 +358,8 @@ def feature_report(game, tally: dict[str, int], rounds: int) -> dict[str, Any]:
         },
         "bonus_game": {
             "rtp_coins": tally["bonus_coins"] / stake,
-            "rtp_minor": tally["minor"] * game.tables.params[k.P_MINOR] / stake,
-            "rtp_major": tally["major"] * game.tables.params[k.P_MAJOR] / stake,
+            "rtp_minor": tally["minor"] * int(game.tables.params[k.P_MINOR]) / stake,
+            "rtp_major": tally["major"] * int(game.tables.params[k.P_MAJOR]) / stake,
             "frequency": bonus_games / rounds,
             "one_in": rounds / bonus_games if bonus_games else None,
             "cells_per_game": tally["bonus_cells"] / bonus_games if bonus_games else None,
