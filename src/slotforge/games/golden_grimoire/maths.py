@@ -53,9 +53,9 @@ from slotforge.games.golden_grimoire.rules import (
 from slotforge.maths.stats import z
 
 FREE_SEED = 2026
-FREE_FEATURES = 1 << 19  # features simulated per batch
-FREE_MAX_BATCHES = 16
-FREE_HALF_WIDTH = 0.0004  # stop once the 99% interval of the RTP is this narrow (x total bet)
+FREE_FEATURES = 1 << 18  # features simulated per batch
+FREE_MAX_BATCHES = 24
+FREE_HALF_WIDTH = 0.00045  # stop once the 99% interval of the RTP is this narrow (x total bet)
 
 
 def line_classes(game: GoldenGrimoire, reelset, line: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
