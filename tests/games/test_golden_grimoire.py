@@ -607,7 +607,12 @@ def test_simulation_agrees_with_the_rtp_report(tmp_path, monkeypatch):
     monkeypatch.setattr(maths, "FREE_FEATURES", 1 << 16)
     monkeypatch.setattr(maths, "FREE_MAX_BATCHES", 1)
     game = small_model(tmp_path)
-    figures = game.rtp_report()
+    shown = CliRunner().invoke(app, ["rtp", "golden-grimoire", "--model", str(tmp_path / "small.json"), "--json"])
+    assert shown.exit_code == 0, shown.output
+    figures = json.loads(shown.stdout)
+    assert figures["method"].startswith("exact base game + simulation")
+    assert set(figures["parts"]) == {"base_lines", "free_spins"}
+    assert figures["rtp"] == pytest.approx(sum(figures["parts"].values()))
     part = simulate_chunk("golden-grimoire", 5, 0, 1_000_000, str(tmp_path / "small.json"))
     result = report(game, game.simulation_bet(), part, 1.0, 5, 1, False)
     sim_error = result["std"] / math.sqrt(part.rounds)
@@ -616,6 +621,18 @@ def test_simulation_agrees_with_the_rtp_report(tmp_path, monkeypatch):
     # The base game alone is exact on one side; its spread is at most the whole round's.
     assert abs(result["features"]["base_game"]["rtp"] - figures["parts"]["base_lines"]) < 3.29 * sim_error
     assert result["features"]["free_spins"]["frequency"] == pytest.approx(figures["free_spins_frequency"], rel=0.05)
+
+
+def test_cli_simulates_with_the_feature_report(game):
+    result = CliRunner().invoke(app, ["simulate", "golden-grimoire", "-n", "200000", "--seed", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    base, free = figures["features"]["base_game"], figures["features"]["free_spins"]
+    assert base["rtp"] + free["rtp"] == pytest.approx(figures["rtp"])
+    assert sum(base["mysteries_landed"].values()) == pytest.approx(1.0)
+    assert set(base["mysteries_landed"]) <= {"0", "1", "2", "3"}  # at most one Mystery per reel
+    assert free["spins_played"] == 8 * free["triggered"]
+    assert sum(free["draws"].values()) == pytest.approx(1.0)
 
 
 def test_shipped_model_hits_one_round_in_three_near_the_published_rtp(game):
