@@ -367,5 +367,8 @@ def feature_report(game, tally: dict[str, int], rounds: int) -> dict[str, Any]:
             "major": tally["major"],
             "mega": tally["mega"],
         },
-        "jackpot_pool": {"mega_contribution": float(game.features.mega.contribution)},
+        "jackpot_pool": {
+            "mega_contribution": float(game.features.mega.contribution),
+            "mega_seed": float(game.features.mega.seed_eur * game.features.mega.chance_per_eur) * bonus_games / rounds,
+        },
     }
