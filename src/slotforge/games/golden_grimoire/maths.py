@@ -23,7 +23,6 @@ the design tool.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -33,7 +32,7 @@ from slotforge.engine.jit import entry
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.engine.rng import xoshiro_stream
-from slotforge.engine.spin import land
+from slotforge.engine.spin import enabled_lines, land
 from slotforge.games.golden_grimoire.rules import (
     P_AWARD,
     P_MYSTERY,
@@ -165,6 +164,7 @@ def _free_features(tables, outcomes, work, spare, features, chances, results):
     (by ``chances``), then the sums per drawn symbol and of the spins without a sticky.
     """
     award, wild, sticky, pool = tables.params[P_AWARD], tables.params[P_WILD], tables.params[P_STICKY], tables.pool
+    enabled = enabled_lines(tables.pay.line_rows.shape[0])
     log = np.zeros((0, events.WIDTH), dtype=np.int64)
     kinds = pool.shape[0]
     per_draw = np.zeros(kinds)
@@ -177,12 +177,12 @@ def _free_features(tables, outcomes, work, spare, features, chances, results):
             land(tables.free, outcomes, work, True)
             _, held = hold_stickies(work.window, work.held, sticky)
             if held == 0:
-                plain += screen_win(tables, work, ~np.uint64(0), log)
+                plain += screen_win(tables, work, enabled, log)
                 continue
             for k in range(kinds):
                 copy_cells(work.window, spare.window)
                 transform(spare.window, work.held, pool[k], wild)
-                per_draw[k] += screen_win(tables, spare, ~np.uint64(0), log)
+                per_draw[k] += screen_win(tables, spare, enabled, log)
         value = plain
         for k in range(kinds):
             value += chances[k] * per_draw[k]
@@ -231,7 +231,6 @@ def mix(parts: dict[str, Any], cumulative: np.ndarray) -> float:
 
 def rtp_report(game: GoldenGrimoire) -> dict[str, Any]:
     """``slotforge rtp``: exact base game, simulated free spins, and the 99% interval."""
-    started = time.perf_counter()
     base = base_by_draw(game)
     free = free_by_draw(game)
     trigger = trigger_chance(game)
@@ -257,5 +256,4 @@ def rtp_report(game: GoldenGrimoire) -> dict[str, Any]:
         "free_spins_seed": free["seed"],
         "base_mystery_weights": dict(zip(POOL, np.diff(game.tables.base_weights, prepend=0).tolist(), strict=True)),
         "free_mystery_weights": dict(zip(POOL, np.diff(game.tables.free_weights, prepend=0).tolist(), strict=True)),
-        "seconds": time.perf_counter() - started,
     }
