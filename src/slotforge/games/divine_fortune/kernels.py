@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from slotforge.engine import events
-from slotforge.engine.evaluate import PayTable, ReelSet, line_wins, window_masks
+from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, window_masks
 from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.outcomes import DRAW0, draw_weighted, forced_screen, next_choice
 from slotforge.engine.rng import bounded
@@ -313,17 +313,19 @@ def spin(tables, outcomes, log, work, held, free, kind, index, left, tally):
         events.emit(log, events.FEATURE, F_FREE_RESPIN)
     expansions(work, held, free, log, tally)
     # One call of the evaluator, on the masks of whichever screen this is: each inlined copy
-    # of it costs compile time.
-    masks, stops = tables.base.masks, work.stops
+    # of it costs compile time. A drawn screen tries as line leaders only the symbols reel 1
+    # shows at its stop; a changed one tries every paying symbol.
+    masks, stops, leaders = work.masks, work.zero_stops, pay.pay_symbols
+    count = leaders.shape[0]
     if forced >= 0:
         window_masks(work.window, pay.line_rows, pay.counts_as, work.masks, work.counts)
-        masks, stops = work.masks, work.zero_stops
     elif changed:
         wild_masks(tables, work)
-        masks, stops = work.masks, work.zero_stops
-    elif free:
-        masks = tables.free.masks
-    win = line_wins(pay, masks, stops, enabled, 1, log)
+    else:
+        reelset = tables.free if free else tables.base
+        masks, stops = reelset.masks, work.stops
+        leaders, count = reelset.leaders[stops[0]], reelset.leader_counts[stops[0]]
+    win = leading_line_wins(pay, masks, stops, enabled, 1, log, leaders, count)
     if shown:
         fall(work, held, log)
     return True, win, scatters, coins, shown
