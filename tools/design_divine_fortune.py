@@ -48,17 +48,49 @@ PAYS = {
     "TEN": {3: 4, 4: 10, 5: 40},
 }
 SYMBOLS = [
-    ("WILD", "wild"), ("FREESPINS", "scatter"), ("BONUS", "bonus"),
-    ("MEDUSA", "high"), ("LION", "high"), ("MINOTAUR", "high"), ("EAGLE", "high"),
-    ("ACE", "low"), ("KING", "low"), ("QUEEN", "low"), ("JACK", "low"), ("TEN", "low"),
+    ("WILD", "wild"),
+    ("FREESPINS", "scatter"),
+    ("BONUS", "bonus"),
+    ("MEDUSA", "high"),
+    ("LION", "high"),
+    ("MINOTAUR", "high"),
+    ("EAGLE", "high"),
+    ("ACE", "low"),
+    ("KING", "low"),
+    ("QUEEN", "low"),
+    ("JACK", "low"),
+    ("TEN", "low"),
     ("BLANK", "special"),
 ]
 
 HIGH, LOW = 6, 7
-BASE = {"WILD": 1, "FREESPINS": 2, "BONUS": 1, "MEDUSA": HIGH, "LION": HIGH + 1, "MINOTAUR": HIGH + 2,
-        "EAGLE": HIGH + 3, "ACE": LOW, "KING": LOW, "QUEEN": LOW, "JACK": LOW, "TEN": LOW}
+BASE = {
+    "WILD": 1,
+    "FREESPINS": 2,
+    "BONUS": 1,
+    "MEDUSA": HIGH,
+    "LION": HIGH + 1,
+    "MINOTAUR": HIGH + 2,
+    "EAGLE": HIGH + 3,
+    "ACE": LOW,
+    "KING": LOW,
+    "QUEEN": LOW,
+    "JACK": LOW,
+    "TEN": LOW,
+}
 FREESPINS_PER_REEL = (2, 2, 3, 2, 2)  # the middle reel carries one more: free spins about 1 in 100
-FREE = {"WILD": 1, "MEDUSA": 5, "LION": 5, "MINOTAUR": 6, "EAGLE": 6, "ACE": 6, "KING": 6, "QUEEN": 6, "JACK": 6, "TEN": 6}
+FREE = {
+    "WILD": 1,
+    "MEDUSA": 5,
+    "LION": 5,
+    "MINOTAUR": 6,
+    "EAGLE": 6,
+    "ACE": 6,
+    "KING": 6,
+    "QUEEN": 6,
+    "JACK": 6,
+    "TEN": 6,
+}
 COUNTS = {"base": [dict(BASE, FREESPINS=n) for n in FREESPINS_PER_REEL], "free": [dict(FREE) for _ in range(5)]}
 
 VALUES = [10, 20, 30, 40, 50, 75, 100, 150, 200]
@@ -142,7 +174,7 @@ def measure(raw: dict, rounds: int, free_spins: int) -> dict:
 
 
 def mean_value(weights: list[int]) -> float:
-    return sum(v * w for v, w in zip(VALUES, weights)) / sum(weights)
+    return sum(v * w for v, w in zip(VALUES, weights, strict=True)) / sum(weights)
 
 
 def tune_weights(report: dict, weights: list[int]) -> list[int]:
@@ -155,7 +187,7 @@ def tune_weights(report: dict, weights: list[int]) -> list[int]:
     wanted = mean_value(weights) * (coins + TARGET - report["rtp"]) / coins
     scaled = [10 * w for w in weights]
     others = scaled[1:]
-    top = sum(v * w for v, w in zip(VALUES[1:], others)) - wanted * sum(others)
+    top = sum(v * w for v, w in zip(VALUES[1:], others, strict=True)) - wanted * sum(others)
     smallest = round(top / (wanted - VALUES[0]))
     if smallest < 1:
         raise RuntimeError(f"a mean value of {wanted:.3f} needs other weights; change WEIGHTS")
@@ -165,7 +197,11 @@ def tune_weights(report: dict, weights: list[int]) -> list[int]:
 def main(rounds: int = 2_000_000_000, free_spins: int = 200_000_000) -> None:
     """One long measurement, then the weights solved for the target (the bonus game is exact)."""
     report = measure(model(COUNTS, WEIGHTS), rounds, free_spins)
-    print(f"rtp {report['rtp']:.5f} +/-{report['ci99']:.5f}", {k: round(v, 5) for k, v in report["parts"].items()}, flush=True)
+    print(
+        f"rtp {report['rtp']:.5f} +/-{report['ci99']:.5f}",
+        {k: round(v, 5) for k, v in report["parts"].items()},
+        flush=True,
+    )
     weights = tune_weights(report, WEIGHTS)
     print(f"weights {weights}: mean value {mean_value(WEIGHTS):.4f} -> {mean_value(weights):.4f}", flush=True)
     raw = model(COUNTS, weights)

@@ -150,7 +150,7 @@ def test_held_reels_spin_strips_without_bonus_or_freespins(game):
     source = rounds.seeded_words(7)
     for _ in range(150):
         record = rounds.play(game, BET, source=source, operator=Operator())
-        for before, after in zip(record["steps"], record["steps"][1:]):
+        for before, after in zip(record["steps"], record["steps"][1:], strict=False):
             if after["kind"] != "respin" or before["kind"] not in ("base", "respin"):
                 continue
             for reel in range(5):

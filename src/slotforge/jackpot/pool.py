@@ -196,4 +196,6 @@ class InMemoryPool:
 
     def state(self) -> PoolState:
         with self._lock:
-            return PoolState(self._current, self._reserve, self._contributed, self._seeded, self._paid, len(self._claims))
+            return PoolState(
+                self._current, self._reserve, self._contributed, self._seeded, self._paid, len(self._claims)
+            )

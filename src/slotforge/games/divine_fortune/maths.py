@@ -111,7 +111,9 @@ class BonusMaths:
 
     def __init__(self, game) -> None:
         bonus = game.features.bonus_game
-        self.mean_value = Fraction(sum(v * w for v, w in zip(bonus.values, bonus.value_weights)), sum(bonus.value_weights))
+        self.mean_value = Fraction(
+            sum(v * w for v, w in zip(bonus.values, bonus.value_weights, strict=True)), sum(bonus.value_weights)
+        )
         land = Fraction(*bonus.land_chance)
         self.minor_units = bonus.minor_x_total_bet * game.stake_units
         self.major_units = bonus.major_x_total_bet * game.stake_units
@@ -159,7 +161,9 @@ def _chunk(args: tuple[str, str, int, int, int, tuple[int, ...]]) -> tuple[np.nd
     return totals, float(squares), tally
 
 
-def run(model: str, kind: str, rounds: int, seed: int, workers: int, bet: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+def run(
+    model: str, kind: str, rounds: int, seed: int, workers: int, bet: np.ndarray
+) -> tuple[np.ndarray, float, np.ndarray]:
     """Chunks of a simulation, summed; seeded per chunk so workers do not change figures."""
     sizes = [CHUNK] * (rounds // CHUNK) + ([rounds % CHUNK] if rounds % CHUNK else [])
     offset = 0 if kind == "rounds" else 1 << 20
@@ -219,8 +223,9 @@ def rtp_arguments(game, free_spin_units: float, bonus: BonusMaths, mega: Fractio
     return arguments
 
 
-def rtp_report(game, rounds: int = RTP_ROUNDS, free_spins: int = FREE_SPINS, seed: int = 2024,
-               workers: int | None = None) -> dict[str, Any]:
+def rtp_report(
+    game, rounds: int = RTP_ROUNDS, free_spins: int = FREE_SPINS, seed: int = 2024, workers: int | None = None
+) -> dict[str, Any]:
     """The RTP with every part; the interval is at 99% confidence.
 
     Free spins are simulated first (single spins with their re-spins). Rounds are then
@@ -285,14 +290,21 @@ def rtp_report(game, rounds: int = RTP_ROUNDS, free_spins: int = FREE_SPINS, see
             "mean_mega_eur": float(mega_rules.seed_eur) + float(mega_rules.contribution) / rate_per_eur,
         },
         "simulation": {
-            "rounds": n, "free_spins": int(fs_totals[0]), "seed": seed, "workers": workers,
-            "added_std_per_round": added["std"], "free_spin_std": fs["std"],
-            "free_spin_rtp_per_spin": fs["rtp"], "seconds": time.perf_counter() - started,
+            "rounds": n,
+            "free_spins": int(fs_totals[0]),
+            "seed": seed,
+            "workers": workers,
+            "added_std_per_round": added["std"],
+            "free_spin_std": fs["std"],
+            "free_spin_rtp_per_spin": fs["rtp"],
+            "seconds": time.perf_counter() - started,
         },
     }
 
 
-def bonus_parts(game, bonus: BonusMaths, chances: dict[int, Fraction], mega: Fraction) -> tuple[dict[str, float], float]:
+def bonus_parts(
+    game, bonus: BonusMaths, chances: dict[int, Fraction], mega: Fraction
+) -> tuple[dict[str, float], float]:
     """Bonus coins, Minor and Major as RTP parts for given chances of each BONUS count, and
     the expected bonus units per round."""
     units = game.stake_units
@@ -303,7 +315,9 @@ def bonus_parts(game, bonus: BonusMaths, chances: dict[int, Fraction], mega: Fra
     return parts, float(coins + minor + major)
 
 
-def rtp_by_stake(game, bonus: BonusMaths, chances: dict[int, Fraction], total: float, mega: Fraction) -> dict[str, float]:
+def rtp_by_stake(
+    game, bonus: BonusMaths, chances: dict[int, Fraction], total: float, mega: Fraction
+) -> dict[str, float]:
     """The total RTP at the smallest and largest stakes: only the Mega's path (which pays all
     15 coins and no Minor or Major) changes with the stake."""
     options = game.bet_options

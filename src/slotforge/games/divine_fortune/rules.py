@@ -22,9 +22,12 @@ from slotforge.engine.evaluate import compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.games.divine_fortune import kernels as k
+from slotforge.games.divine_fortune.kernels import (  # noqa: F401
+    play_round,  # noqa: F401  (the round function)
+    simulate_free_spins,
+    simulate_rounds,
+)
 from slotforge.jackpot import JackpotPool, Settlement, settle
-from slotforge.games.divine_fortune.kernels import play_round  # noqa: F401  (the round function)
-from slotforge.games.divine_fortune.kernels import simulate_free_spins, simulate_rounds  # noqa: F401
 
 
 class BetOptions(Strict):
@@ -141,8 +144,14 @@ class DivineFortune(Game):
             awards[count:] = award
         total_units = len(pay.line_rows)  # one unit per line
         params = np.zeros(k.P_LAST, dtype=np.int64)
-        params[[k.P_WILD, k.P_FREESPINS, k.P_BONUS, k.P_BLANK]] = [ids[c] for c in ("WILD", "FREESPINS", "BONUS", "BLANK")]
-        params[k.P_FS_TRIGGER], params[k.P_BONUS_TRIGGER], params[k.P_BONUS_SPINS] = fs.trigger, bonus.trigger, bonus.spins
+        params[[k.P_WILD, k.P_FREESPINS, k.P_BONUS, k.P_BLANK]] = [
+            ids[c] for c in ("WILD", "FREESPINS", "BONUS", "BLANK")
+        ]
+        params[k.P_FS_TRIGGER], params[k.P_BONUS_TRIGGER], params[k.P_BONUS_SPINS] = (
+            fs.trigger,
+            bonus.trigger,
+            bonus.spins,
+        )
         params[k.P_LAND_NUM], params[k.P_LAND_DEN] = bonus.land_chance
         params[k.P_MINOR] = bonus.minor_x_total_bet * total_units
         params[k.P_MAJOR] = bonus.major_x_total_bet * total_units
@@ -188,9 +197,14 @@ class DivineFortune(Game):
         """The Mega chance of one bonus game at a stake, in parts of ``MEGA_SCALE``."""
         exact = stake_eur * self.features.mega.chance_per_eur * k.MEGA_SCALE
         if exact != exact.to_integral_value():
-            raise ModelError(f"{self.path}: features.mega.chance_per_eur: {exact} parts per {k.MEGA_SCALE} at a stake of {stake_eur} EUR is not whole")
+            raise ModelError(
+                f"{self.path}: features.mega.chance_per_eur: {exact} parts per {k.MEGA_SCALE} "
+                f"at a stake of {stake_eur} EUR is not whole"
+            )
         if exact >= k.MEGA_SCALE:
-            raise ModelError(f"{self.path}: features.mega.chance_per_eur: a stake of {stake_eur} EUR would make the Mega certain")
+            raise ModelError(
+                f"{self.path}: features.mega.chance_per_eur: a stake of {stake_eur} EUR would make the Mega certain"
+            )
         return int(exact)
 
     def bet_arguments(self, bet: Bet, operator: Operator | None, rtp_mode: bool = False) -> np.ndarray:
@@ -235,7 +249,9 @@ class DivineFortune(Game):
         bonus = self.features.bonus_game
         if name == "bonus_value":
             if isinstance(raw, bool) or raw not in bonus.values:
-                raise ScriptError(f"draws.bonus_value: expected one of {bonus.values} (coins per bet level), got {raw!r}")
+                raise ScriptError(
+                    f"draws.bonus_value: expected one of {bonus.values} (coins per bet level), got {raw!r}"
+                )
             return bonus.values.index(raw)
         if name == "bonus_cell":
             if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < 15:
@@ -287,7 +303,13 @@ class DivineFortune(Game):
         if kind == k.W_BONUS_COINS:
             return {"kind": "bonus", "symbol": "BONUS", "count": count, "amount": format_money(bet.amount(units))}
         name = "MINOR" if kind == k.W_MINOR else "MAJOR"
-        return {"kind": "jackpot", "symbol": name, "jackpot": name, "count": count, "amount": format_money(bet.amount(units))}
+        return {
+            "kind": "jackpot",
+            "symbol": name,
+            "jackpot": name,
+            "count": count,
+            "amount": format_money(bet.amount(units)),
+        }
 
     # -- maths ------------------------------------------------------------------------------
     def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet | None = None) -> dict[str, Any]:
@@ -316,4 +338,3 @@ def mega_won(record: dict[str, Any]) -> bool:
         for step in record.get("steps", [])
         for event in step.get("events", [])
     )
-
