@@ -527,10 +527,8 @@ def test_recoloured_masks_pay_as_freshly_built_masks(game, seed, pick):
     rng = np.random.default_rng(seed)
     for reel in range(5):
         work.stops[reel] = rng.integers(tables.base.lengths[reel])
-    read_window(tables.base_cells, work.stops, work.window)
-    mystery = game.spec.symbol_id("MYSTERY")
-    work.marks[:] = work.window == mystery
-    marked, filled = transform(work.window, work.marks, tables.pool[pick], game.spec.symbol_id("WILD"))
+    marked = read_window(tables.base_cells, work.stops, work.window, game.spec.symbol_id("MYSTERY"))
+    filled = transform(work.window, marked, tables.pool[pick], game.spec.symbol_id("WILD"))
     log = events.off()
     enabled = np.uint64((1 << 40) - 1)
     assert changed_screen_win(tables, work, enabled, marked | filled, log) == screen_win(tables, work, enabled, log)

@@ -101,7 +101,7 @@ def _line_by_draw(tables, columns, probs, counts, work, spare, by_draw):
     added to ``by_draw[k]`` for screens with one, when the Mystery becomes ``pool[k]``."""
     reels, _, rows = columns.shape
     mystery, wild, pool = tables.params[P_MYSTERY], tables.params[P_WILD], tables.pool
-    window, marks = work.window, work.marks
+    window = work.window
     log = np.zeros((0, events.WIDTH), dtype=np.int64)
     pick = np.zeros(reels, dtype=np.int64)
     plain = 0.0
@@ -111,12 +111,13 @@ def _line_by_draw(tables, columns, probs, counts, work, spare, by_draw):
             p *= probs[reel, pick[reel]]
             for row in range(rows):
                 window[row, reel] = columns[reel, pick[reel], row]
-        if mark_symbol(window, mystery, marks) == 0:
+        marked = mark_symbol(window, mystery)
+        if marked == 0:
             plain += p * screen_win(tables, work, np.uint64(1), log)
         else:
             for k in range(pool.shape[0]):
                 copy_cells(window, spare.window)
-                transform(spare.window, marks, pool[k], wild)
+                transform(spare.window, marked, pool[k], wild)
                 by_draw[k] += p * screen_win(tables, spare, np.uint64(1), log)
         reel = reels - 1
         while reel >= 0:
@@ -181,7 +182,7 @@ def _free_features(tables, outcomes, work, spare, features, chances, results):
                 continue
             for k in range(kinds):
                 copy_cells(work.window, spare.window)
-                transform(spare.window, work.held, pool[k], wild)
+                transform(spare.window, held, pool[k], wild)
                 per_draw[k] += screen_win(tables, spare, enabled, log)
         value = plain
         for k in range(kinds):

@@ -27,6 +27,7 @@ from slotforge.engine.evaluate import (
     compile_reelset,
     leading_line_wins,
     line_wins,
+    popcount,
     stop_line_wins,
 )
 from slotforge.engine.game import Game, Operator, RunResult, ScriptError
@@ -98,7 +99,6 @@ class Work(NamedTuple):
     counts: np.ndarray  # int64[reels, 1, symbols]
     zero_stops: np.ndarray  # int64[reels]
     landed: np.ndarray  # int64[rows, reels]: the screen as it landed (recorded rounds only)
-    marks: np.ndarray  # int64[rows, reels]: 1 where a Mystery stands
     held: np.ndarray  # int64[rows, reels]: 1 where a Sticky Mystery is held
 
 
@@ -127,51 +127,44 @@ T_FREE_DRAW = T_BASE_DRAW + len(POOL)
 
 
 @kernel
-def popcount64(x):
-    """Set bits of a small non-negative int64 (a cell bitmask)."""
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@kernel
-def mark_symbol(window, symbol, marks):
-    """Mark the cells showing ``symbol``; returns how many there are."""
+def mark_symbol(window, symbol):
+    """The cells showing ``symbol``, as a bitmask of ``row * reels + reel``."""
     rows, reels = window.shape
-    n = 0
+    marked = 0
     for row in range(rows):
         for reel in range(reels):
-            hit = 1 if window[row, reel] == symbol else 0
-            marks[row, reel] = hit
-            n += hit
-    return n
+            if window[row, reel] == symbol:
+                marked |= 1 << (row * reels + reel)
+    return marked
 
 
 @kernel
-def transform(window, marks, symbol, wild):
-    """Turn every marked cell into ``symbol`` and fill rows toward reel 1.
+def transform(window, marked, symbol, wild):
+    """Turn every ``marked`` cell (a bitmask) into ``symbol`` and fill rows toward reel 1.
 
     For each marked cell, separately: when ``symbol`` is WILD, or equals the reel-1 symbol of
     the same row, every cell between reel 1 and the marked one becomes ``symbol`` (reel 1 keeps
     its own). Reel 1 never changes, so the order in which marked cells are taken does not
-    matter. Returns (marked cells, filled cells) as bitmasks of ``row * reels + reel``.
+    matter, and a row's fill is that of its rightmost marked cell. Returns the filled cells
+    (those changed by a fill, marked ones excluded) as a bitmask.
     """
     rows, reels = window.shape
-    marked = 0
+    row_mask = (1 << reels) - 1
     filled = 0
     for row in range(rows):
-        fills = symbol == wild or symbol == window[row, 0]
+        bits = (marked >> (row * reels)) & row_mask
+        if bits == 0:
+            continue
+        rightmost = 0
         for reel in range(1, reels):
-            if marks[row, reel]:
+            if (bits >> reel) & 1:
                 window[row, reel] = symbol
-                marked |= 1 << (row * reels + reel)
-                if fills:
-                    for left in range(1, reel):
-                        window[row, left] = symbol
-                        filled |= 1 << (row * reels + left)
-    return marked, filled & ~marked
+                rightmost = reel
+        if symbol == wild or symbol == window[row, 0]:
+            for left in range(1, rightmost):
+                window[row, left] = symbol
+                filled |= 1 << (row * reels + left)
+    return filled & ~marked
 
 
 @kernel
@@ -189,12 +182,15 @@ def changed_screen_win(tables, work, enabled, changed, log):
     cells: the same masks :func:`screen_win` would build, at a fraction of the cost.
     """
     base, cells, window, masks, stops = tables.base, tables.base_cells, work.window, work.masks, work.stops
-    rows, reels = window.shape
+    reels = window.shape[1]
     copy_stop_masks(base.masks, stops, masks)
-    for row in range(rows):
-        for reel in range(reels):
-            if (changed >> (row * reels + reel)) & 1:
-                recolour(masks, tables.rows, reel, row, cells[reel, stops[reel] + row], window[row, reel])
+    while changed:
+        lowest = changed & -changed
+        cell = popcount(np.uint64(lowest - 1))
+        row = cell // reels
+        reel = cell - row * reels
+        recolour(masks, tables.rows, reel, row, cells[reel, stops[reel] + row], window[row, reel])
+        changed ^= lowest
     # Reel 1 never transforms, so the line leaders of the drawn stop still hold.
     first = stops[0]
     leaders, leader_counts = base.leaders, base.leader_counts
@@ -226,13 +222,19 @@ def stops_trigger(counts, stops, scatter, reel_mask):
 
 
 @kernel
-def read_window(cells, stops, window):
-    """The window at ``stops`` from wrapped strips (see :func:`wrapped_strips`)."""
+def read_window(cells, stops, window, symbol):
+    """Read the window at ``stops`` from wrapped strips (see :func:`wrapped_strips`); returns
+    the cells showing ``symbol`` as a bitmask, like :func:`mark_symbol`, in the same pass."""
     rows, reels = window.shape
+    marked = 0
     for reel in range(reels):
         stop = stops[reel]
         for row in range(rows):
-            window[row, reel] = cells[reel, stop + row]
+            code = cells[reel, stop + row]
+            window[row, reel] = code
+            if code == symbol:
+                marked |= 1 << (row * reels + reel)
+    return marked
 
 
 @kernel
@@ -256,20 +258,19 @@ def emit_landed(log, landed):
 
 
 @kernel
-def reveal(tables, outcomes, work, cumulative):
-    """Draw the Mystery symbol and transform the marked cells.
+def reveal(tables, outcomes, window, marked, cumulative):
+    """Draw the Mystery symbol and transform the ``marked`` cells.
 
-    Returns (pool index drawn, symbol id, marked cells, filled cells).
+    Returns (pool index drawn, symbol id, filled cells).
     """
     pick = draw_weighted(outcomes, DRAW_MYSTERY, cumulative)
     symbol = tables.pool[pick]
-    marked, filled = transform(work.window, work.marks, symbol, tables.params[P_WILD])
-    return pick, symbol, marked, filled
+    return pick, symbol, transform(window, marked, symbol, tables.params[P_WILD])
 
 
 @kernel
 def land_base(tables, outcomes, work, recording):
-    """Land the base-game screen; returns (forced, Mysteries shown, triggered).
+    """Land the base-game screen; returns (forced, Mysteries shown, Mystery cells, triggered).
 
     The window is read and its Mysteries marked unless the screen was drawn, shows no Mystery
     and is not recorded: then the precomputed per-stop tables are all the spin needs.
@@ -277,24 +278,25 @@ def land_base(tables, outcomes, work, recording):
     params, base, window = tables.params, tables.base, work.window
     mystery, scatter, trigger_reels = params[P_MYSTERY], params[P_SCATTER], params[P_TRIGGER_REELS]
     if land(base, outcomes, work, False):
-        return True, mark_symbol(window, mystery, work.marks), scatter_trigger(window, scatter, trigger_reels)
+        marked = mark_symbol(window, mystery)
+        return True, popcount(np.uint64(marked)), marked, scatter_trigger(window, scatter, trigger_reels)
     stops, counts = work.stops, base.counts
     mysteries = 0
     for reel in range(stops.shape[0]):
         mysteries += counts[reel, stops[reel], mystery]
+    marked = 0
     if mysteries > 0 or recording:
-        read_window(tables.base_cells, stops, window)
-        mark_symbol(window, mystery, work.marks)
-    return False, mysteries, stops_trigger(counts, stops, scatter, trigger_reels)
+        marked = read_window(tables.base_cells, stops, window, mystery)
+    return False, mysteries, marked, stops_trigger(counts, stops, scatter, trigger_reels)
 
 
 @kernel
-def mystery_spin(tables, enabled, forced, outcomes, log, work, tally):
+def mystery_spin(tables, enabled, forced, marked, outcomes, log, work, tally):
     """Reveal the base game's Mysteries, record what happened, pay; returns win units."""
     recording = events.recording(log)
     if recording:
         copy_cells(work.window, work.landed)
-    pick, symbol, marked, filled = reveal(tables, outcomes, work, tables.base_weights)
+    pick, symbol, filled = reveal(tables, outcomes, work.window, marked, tables.base_weights)
     events.emit_step(log, events.BASE, MODE_BASE, 0, 0, work.window)
     if recording:
         emit_landed(log, work.landed)
@@ -306,7 +308,7 @@ def mystery_spin(tables, enabled, forced, outcomes, log, work, tally):
         win = changed_screen_win(tables, work, enabled, marked | filled, log)
     tally[T_MYSTERY_SCREENS] += 1
     tally[T_MYSTERY_WIN] += win
-    tally[T_FILLED] += popcount64(filled)
+    tally[T_FILLED] += popcount(np.uint64(filled))
     tally[T_BASE_DRAW + pick] += 1
     return win
 
@@ -315,10 +317,10 @@ def mystery_spin(tables, enabled, forced, outcomes, log, work, tally):
 def base_spin(tables, enabled, outcomes, log, work, tally):
     """The base-game spin; returns (win units, triggered)."""
     recording = events.recording(log)
-    forced, mysteries, triggered = land_base(tables, outcomes, work, recording)
+    forced, mysteries, marked, triggered = land_base(tables, outcomes, work, recording)
     tally[T_MYSTERIES + min(mysteries, MAX_MYSTERIES)] += 1
     if mysteries > 0:
-        return mystery_spin(tables, enabled, forced, outcomes, log, work, tally), triggered
+        return mystery_spin(tables, enabled, forced, marked, outcomes, log, work, tally), triggered
     if not forced and not recording:
         # Nothing transforms: pay from the masks precomputed per reel stop.
         return stop_line_wins(tables.pay, tables.base, work.stops, enabled, 1, log), triggered
@@ -355,7 +357,6 @@ def land_free(tables, outcomes, work, log):
     new, held = hold_stickies(work.window, work.held, tables.params[P_STICKY])
     if events.recording(log):
         copy_cells(work.window, work.landed)
-    copy_cells(work.held, work.marks)
     return new, held
 
 
@@ -364,11 +365,10 @@ def free_spin(tables, enabled, outcomes, log, work, tally, index, left):
     """One free spin: land, hold, transform every sticky, pay; returns win units."""
     window = work.window
     new, held = land_free(tables, outcomes, work, log)
-    tally[T_STICKIES] += popcount64(new)
-    pick = -1
-    symbol, marked, filled = 0, 0, 0
+    tally[T_STICKIES] += popcount(np.uint64(new))
+    pick, symbol, filled = -1, 0, 0
     if held:
-        pick, symbol, marked, filled = reveal(tables, outcomes, work, tables.free_weights)
+        pick, symbol, filled = reveal(tables, outcomes, window, held, tables.free_weights)
         tally[T_STICKY_SPINS] += 1
         tally[T_FREE_DRAW + pick] += 1
     events.emit_step(log, events.FREE, MODE_FREE, index, left, window)
@@ -378,7 +378,7 @@ def free_spin(tables, enabled, outcomes, log, work, tally, index, left):
         if held:
             emit_landed(log, work.landed)
             events.emit(log, events.DRAW, DRAW_MYSTERY, pick)
-            events.emit(log, events.FEATURE, F_MYSTERY, symbol, marked, filled, 1)
+            events.emit(log, events.FEATURE, F_MYSTERY, symbol, held, filled, 1)
     return screen_win(tables, work, enabled, log)
 
 
@@ -434,7 +434,6 @@ def make_work(rows: int, reels: int, symbols: int) -> Work:
         counts=np.zeros((reels, 1, symbols), dtype=np.int64),
         zero_stops=np.zeros(reels, dtype=np.int64),
         landed=np.zeros(cells, dtype=np.int64),
-        marks=np.zeros(cells, dtype=np.int64),
         held=np.zeros(cells, dtype=np.int64),
     )
 
