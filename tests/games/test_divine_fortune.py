@@ -320,13 +320,15 @@ def test_cli_refuses_a_bad_bet(tmp_path):
     assert "bet.bet_level" in result.output
 
 
-def test_random_rounds_replay(game):
+def test_random_rounds_replay_and_pay_the_sum_of_their_wins(game):
     source = rounds.seeded_words(11)
-    for _ in range(40):
+    for _ in range(60):
         record = rounds.play(game, BET, source=source, operator=Operator())
         if record["status"] == "awaiting":
             record = rounds.resume(game, record, "start_bonus", source=source)
         assert rounds.replay(game, record)[0]
+        paid = sum(Decimal(w["amount"]) for step in record["steps"] for w in step["wins"])
+        assert Decimal(record["total_win"]) == paid
 
 
 def test_the_simulator_runs_complete_rounds():
