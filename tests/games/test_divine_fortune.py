@@ -84,6 +84,17 @@ def test_bad_bets_are_refused_naming_the_field(game, bad, field):
 
 
 # -- Falling Wilds Re-Spins ------------------------------------------------------------------
+def test_wild_pays_the_highest_combination_it_makes(game):
+    four_lions = screen(r2c1="WILD", r2c2="WILD", r2c3="WILD", r2c4="LION", r2c5="QUEEN")
+    record = play(game, [four_lions, QUIET, QUIET])
+    middle = [w for w in record["steps"][0]["wins"] if w["line"] == 1]
+    assert [(w["symbol"], w["count"], w["amount"]) for w in middle] == [("LION", 4, "7.50")]  # 75 x 2 x 0.05
+    five_wilds = screen(r2c1="WILD", r2c2="WILD", r2c3="WILD", r2c4="WILD", r2c5="WILD")
+    record = play(game, [five_wilds, QUIET, QUIET])
+    middle = [w for w in record["steps"][0]["wins"] if w["line"] == 1]
+    assert [(w["symbol"], w["count"], w["amount"]) for w in middle] == [("MEDUSA", 5, "40.00")]
+
+
 def test_a_wild_on_the_top_row_gives_exactly_three_respins(game):
     record = play(game, [screen(r1c3="WILD"), QUIET, QUIET, QUIET])
     assert kinds(record) == ["base", "respin", "respin", "respin"]
