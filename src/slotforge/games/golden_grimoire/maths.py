@@ -40,7 +40,6 @@ from slotforge.games.golden_grimoire.rules import (
     P_WILD,
     POOL,
     GoldenGrimoire,
-    Work,
     clear,
     copy_cells,
     hold_stickies,

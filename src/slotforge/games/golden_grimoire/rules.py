@@ -453,6 +453,42 @@ def cumulative(weights: dict[str, int]) -> np.ndarray:
     return np.cumsum([weights[code] for code in POOL]).astype(np.int64)
 
 
+def shares(tally: dict[str, int], prefix: str, total: int) -> dict[str, float]:
+    """How often each symbol was drawn, as a share of ``total`` draws."""
+    return {code: tally[f"{prefix}{code}"] / total if total else 0.0 for code in POOL}
+
+
+def base_report(tally: dict[str, int], rounds: int, stake: int) -> dict[str, Any]:
+    """The base game's simulated figures: RTP, Mysteries landed per spin, draws, fills."""
+    screens = tally["mystery_screens"]
+    landed = {n: tally[f"mysteries_{n}"] / rounds for n in range(MAX_MYSTERIES + 1) if tally[f"mysteries_{n}"]}
+    return {
+        "rtp": tally["base_win"] / stake,
+        "mystery_rtp": tally["mystery_screen_win"] / stake,
+        "mystery_frequency": screens / rounds,
+        "cells_filled_per_mystery_screen": tally["cells_filled"] / screens if screens else None,
+        "mysteries_landed": landed,
+        "draws": shares(tally, "base_draw_", screens),
+    }
+
+
+def free_report(tally: dict[str, int], rounds: int, stake: int, bet: Bet) -> dict[str, Any]:
+    """The free spins' simulated figures: RTP, frequency, average win, stickies, draws."""
+    triggered, played = tally["free_spins_triggered"], tally["free_spins_played"]
+    sticky_spins = tally["free_spins_with_stickies"]
+    return {
+        "rtp": tally["free_win"] / stake,
+        "frequency": triggered / rounds,
+        "one_in": rounds / triggered if triggered else None,
+        "triggered": triggered,
+        "spins_played": played,
+        "average_win": tally["free_win"] / triggered / bet.total_units if triggered else None,
+        "stickies_per_feature": tally["stickies_landed"] / triggered if triggered else None,
+        "spins_with_stickies": sticky_spins / played if played else None,
+        "draws": shares(tally, "free_draw_", sticky_spins),
+    }
+
+
 def cells_of(mask: int, reels: int) -> list[dict[str, int]]:
     """A cell bitmask as 1-based rows and reels, top to bottom, left to right."""
     return [{"row": bit // reels + 1, "reel": bit % reels + 1} for bit in range(64) if (mask >> bit) & 1]
@@ -516,7 +552,9 @@ class GoldenGrimoire(Game):
                 for code in set(strip) & never:
                     raise ModelError(f"{where}: reels.{mode}[{index}]: {code} never lands in the {mode} game")
                 if mystery.symbol in strip and index not in mystery.reels:
-                    raise ModelError(f"{where}: reels.{mode}[{index}]: {mystery.symbol} only lands on reels {mystery.reels}")
+                    raise ModelError(
+                        f"{where}: reels.{mode}[{index}]: {mystery.symbol} only lands on reels {mystery.reels}"
+                    )
 
     def scratch(self) -> Work:
         rows, reels = self.grid
@@ -597,32 +635,7 @@ class GoldenGrimoire(Game):
     # -- maths ------------------------------------------------------------------------------
     def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
         stake = rounds * bet.total_units
-        triggered = tally["free_spins_triggered"]
-        mystery_screens = tally["mystery_screens"]
-        played = tally["free_spins_played"]
-        landed = {n: tally[f"mysteries_{n}"] / rounds for n in range(MAX_MYSTERIES + 1) if tally[f"mysteries_{n}"]}
-        return {
-            "base_game": {
-                "rtp": tally["base_win"] / stake,
-                "mystery_rtp": tally["mystery_screen_win"] / stake,
-                "mystery_frequency": mystery_screens / rounds,
-                "cells_filled_per_mystery_screen": tally["cells_filled"] / mystery_screens if mystery_screens else None,
-                "mysteries_landed": landed,
-                "draws": {code: tally[f"base_draw_{code}"] / mystery_screens if mystery_screens else 0.0 for code in POOL},
-            },
-            "free_spins": {
-                "rtp": tally["free_win"] / stake,
-                "frequency": triggered / rounds,
-                "one_in": rounds / triggered if triggered else None,
-                "triggered": triggered,
-                "spins_played": played,
-                "average_win": tally["free_win"] / triggered / bet.total_units if triggered else None,
-                "stickies_per_feature": tally["stickies_landed"] / triggered if triggered else None,
-                "spins_with_stickies": tally["free_spins_with_stickies"] / played if played else None,
-                "draws": {code: tally[f"free_draw_{code}"] / tally["free_spins_with_stickies"]
-                          if tally["free_spins_with_stickies"] else 0.0 for code in POOL},
-            },
-        }
+        return {"base_game": base_report(tally, rounds, stake), "free_spins": free_report(tally, rounds, stake, bet)}
 
     def rtp_report(self) -> dict[str, Any]:
         """Exact base game; free spins simulated from the trigger with a 99% interval."""
