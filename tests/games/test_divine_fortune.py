@@ -16,7 +16,7 @@ from slotforge.engine.game import Operator, ScriptError
 from slotforge.games import load_game
 from slotforge.games.divine_fortune import maths
 from slotforge.games.divine_fortune.rules import mega_won, settle_round
-from slotforge.jackpot import InMemoryPool
+from slotforge.jackpot import InMemoryPool, PoolConfig
 
 BET = {"bet_level": 2, "coin_value": "0.05"}  # total bet 20 x 2 x 0.05 = 2.00
 # A screen with no line win, no WILD, no BONUS and no FREESPINS, even with a WILD on any cell.
@@ -271,7 +271,8 @@ def test_the_mega_path_fills_the_grid_and_the_pool_pays_it(game):
     last = [s for s in record["steps"] if s["kind"] == "bonus"][-1]
     assert all(cell == "BONUS" for row in last["screen"] for cell in row)
     assert not [w for w in last["wins"] if w["kind"] == "jackpot"]  # only the highest jackpot
-    pool = InMemoryPool()
+    pool = InMemoryPool(game.pool_config())
+    assert game.pool_config() == PoolConfig()  # the model states the published arithmetic
     pool.contribute("earlier", Decimal("1000.00"))
     settled = settle_round(record, pool, "r1")
     # seed + 80% of 3.7% of (1000.00 + 2.00) = 10029.6592: paid to the cent, the rest carried

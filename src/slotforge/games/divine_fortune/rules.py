@@ -22,12 +22,12 @@ from slotforge.engine.evaluate import compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.games.divine_fortune import kernels as k
-from slotforge.games.divine_fortune.kernels import (  # noqa: F401
-    play_round,  # noqa: F401  (the round function)
+from slotforge.games.divine_fortune.kernels import (  # noqa: F401  (exported: the round and the loops)
+    play_round,
     simulate_free_spins,
     simulate_rounds,
 )
-from slotforge.jackpot import JackpotPool, Settlement, settle
+from slotforge.jackpot import JackpotPool, PoolConfig, Settlement, settle
 
 
 class BetOptions(Strict):
@@ -219,6 +219,11 @@ class DivineFortune(Game):
         arguments[k.B_MEGA_ALLOWED] = not fun
         arguments[k.B_RTP_MODE] = rtp_mode
         return arguments
+
+    def pool_config(self) -> PoolConfig:
+        """The Mega pool's arithmetic as the model states it (3.7%, 20% set aside, 10,000 EUR)."""
+        mega = self.features.mega
+        return PoolConfig(contribution=mega.contribution, reserve_share=mega.reserve_share, seed=mega.seed_eur)
 
     # -- rounds -----------------------------------------------------------------------------
     def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
