@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from slotforge.engine import loop
 from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.model import LineGameSpec, ModelError, fingerprint, load_json, validate
 from slotforge.engine.outcomes import Outcomes
@@ -107,6 +108,13 @@ class Game(ABC):
     @abstractmethod
     def run(self, bet: Bet, outcomes: Outcomes, log: np.ndarray, operator: Operator, state: dict) -> RunResult:
         """Play one round with the compiled round function."""
+
+    def play_once(self, bet_args: np.ndarray, outcomes: Outcomes, log: np.ndarray, scratch: Any,
+                  tally: np.ndarray) -> tuple[int, int]:
+        """One round through the game's compiled loop: (status, win units)."""
+        totals = np.zeros(loop.TOTALS, dtype=np.int64)
+        self.simulate_rounds(self.tables, bet_args, outcomes, log, scratch, 1, tally, totals)
+        return int(totals[loop.LAST_STATUS]), int(totals[loop.WIN_UNITS])
 
     @abstractmethod
     def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:

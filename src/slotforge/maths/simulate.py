@@ -21,40 +21,12 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events, rng
-from slotforge.engine.jit import kernel
-from slotforge.engine.outcomes import reset, simulation_outcomes
+from slotforge.engine.loop import TOTALS
+from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.games import load_game
 from slotforge.maths import stats
 
 CHUNK = 1 << 20  # rounds per chunk: the unit of work, of seeding and of progress
-
-
-@kernel
-def run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals):
-    """Play ``rounds`` complete rounds; accumulate into ``totals`` and ``tally``.
-
-    ``totals``: [rounds, win units, hits, max win units]; the sum of squared wins (a float)
-    is returned. Each game compiles this loop around its own round function (a three-line
-    ``simulate_rounds``), so that the round is inlined into the loop.
-    """
-    win_sum = 0
-    hits = 0
-    top = totals[3]
-    squares = 0.0
-    for _ in range(rounds):
-        reset(outcomes)
-        _, win = play_round(tables, bet, outcomes, log, scratch, tally)
-        win_sum += win
-        squares += float(win) * float(win)
-        if win > 0:
-            hits += 1
-            if win > top:
-                top = win
-    totals[0] += rounds
-    totals[1] += win_sum
-    totals[2] += hits
-    totals[3] = top
-    return squares
 
 
 @dataclass
@@ -89,7 +61,7 @@ def simulate_chunk(
     bet = game.parse_bet(bet) if bet else game.simulation_bet()
     outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, max(1, len(game.draw_names)))
     tally = np.zeros(len(game.tally_names), dtype=np.int64)
-    totals = np.zeros(4, dtype=np.int64)
+    totals = np.zeros(TOTALS, dtype=np.int64)
     squares = game.simulate_rounds(
         game.tables, game.bet_arguments(bet, None), outcomes, events.off(), game.scratch(), rounds, tally, totals
     )

@@ -24,10 +24,10 @@ import numpy as np
 from slotforge.engine import events
 from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, window_masks
 from slotforge.engine.jit import entry, kernel, loop
+from slotforge.engine.loop import run_rounds
 from slotforge.engine.outcomes import DRAW0, draw_weighted, forced_screen, next_choice
 from slotforge.engine.rng import bounded
 from slotforge.engine.spin import enabled_lines
-from slotforge.maths.simulate import run_rounds
 
 # Reel modes: the index of a strip set in the stacked tables.
 BASE, HELD, FREE, BONUS_GRID = range(4)

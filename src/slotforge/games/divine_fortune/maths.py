@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events
+from slotforge.engine.loop import MAX_UNITS, TOTALS
 from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.maths import exact, stats
@@ -155,7 +156,7 @@ def _chunk(args: tuple[str, str, int, int, int, tuple[int, ...]]) -> tuple[np.nd
     loop = simulate_rounds if kind == "rounds" else simulate_free_spins
     outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, len(game.draw_names))
     tally = np.zeros(len(k.TALLY), dtype=np.int64)
-    totals = np.zeros(4, dtype=np.int64)
+    totals = np.zeros(TOTALS, dtype=np.int64)
     arguments = np.array(bet, dtype=np.int64)
     squares = loop(game.tables, arguments, outcomes, events.off(), game.scratch(), rounds, tally, totals)
     return totals, float(squares), tally
@@ -176,7 +177,7 @@ def run(
     else:
         parts = [_chunk(t) for t in tasks]
     totals = sum(p[0] for p in parts)
-    totals[3] = max(p[0][3] for p in parts)
+    totals[MAX_UNITS] = max(p[0][MAX_UNITS] for p in parts)
     return totals, sum(p[1] for p in parts), sum(p[2] for p in parts)
 
 

@@ -229,7 +229,7 @@ class DivineFortune(Game):
     def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
         work = self.scratch()
         tally = np.zeros(len(k.TALLY), dtype=np.int64)
-        status, win = k.play_round(self.tables, self.bet_arguments(bet, operator), outcomes, log, work, tally)
+        status, win = self.play_once(self.bet_arguments(bet, operator), outcomes, log, work, tally)
         if status == events.REJECTED and work.info[k.I_REASON]:
             raise ScriptError(self.refusal(work.info))
         return RunResult(int(status), int(win))

@@ -19,10 +19,10 @@ from slotforge.engine.bet import Bet, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import PayTable, ReelSet, compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
 from slotforge.engine.jit import kernel, loop
+from slotforge.engine.loop import run_rounds
 from slotforge.engine.model import Choice, IntRange, Strict
 from slotforge.engine.spin import Scratch, enabled_lines, line_spin, make_scratch
 from slotforge.maths import exact
-from slotforge.maths.simulate import run_rounds
 
 
 class BetOptions(Strict):
@@ -163,7 +163,7 @@ class Dynasty(Game):
 
     def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
         tally = np.zeros(len(TALLY), dtype=np.int64)
-        status, win = play_round(self.tables, self.bet_arguments(bet, operator), outcomes, log, self.scratch(), tally)
+        status, win = self.play_once(self.bet_arguments(bet, operator), outcomes, log, self.scratch(), tally)
         return RunResult(int(status), int(win))
 
     def parse_draw(self, name: str, raw: Any) -> int:

@@ -32,11 +32,11 @@ from slotforge.engine.evaluate import (
 )
 from slotforge.engine.game import Game, Operator, RunResult, ScriptError
 from slotforge.engine.jit import kernel, loop
+from slotforge.engine.loop import run_rounds
 from slotforge.engine.masks import RowMasks, compile_row_masks, copy_stop_masks, recolour, screen_masks
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.engine.outcomes import draw_weighted
 from slotforge.engine.spin import enabled_lines, land
-from slotforge.maths.simulate import run_rounds
 
 # The symbols a Mystery may become, in draw order: WILD, the medium and the low symbols.
 POOL = ("WILD", "SNAKE", "BEETLE", "HEART", "DIAMOND", "CLUB", "SPADE")
@@ -584,7 +584,7 @@ class GoldenGrimoire(Game):
             raise ScriptError(f"state: {self.code} carries no state between rounds, got {sorted(state)}")
         self._check_forced_screens(outcomes.screens)
         tally = np.zeros(len(TALLY), dtype=np.int64)
-        status, win = play_round(self.tables, self.bet_arguments(bet, None), outcomes, log, self.scratch(), tally)
+        status, win = self.play_once(self.bet_arguments(bet, None), outcomes, log, self.scratch(), tally)
         return RunResult(int(status), int(win))
 
     def _check_forced_screens(self, screens: np.ndarray) -> None:
