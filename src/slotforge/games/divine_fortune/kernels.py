@@ -25,7 +25,7 @@ from slotforge.engine import events
 from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, window_masks
 from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
-from slotforge.engine.outcomes import DRAW0, draw_weighted, forced_screen, next_choice
+from slotforge.engine.outcomes import draw_weighted, forced_screen, next_choice, scripted
 from slotforge.engine.rng import bounded
 from slotforge.engine.spin import enabled_lines
 
@@ -149,17 +149,6 @@ def make_work(rows: int, reels: int, symbols: int) -> Work:
 
 
 # -- small helpers ---------------------------------------------------------------------------
-@kernel
-def scripted(outcomes, name):
-    """The next scripted value of draw ``name``, or -1 when the script has none left."""
-    slot = DRAW0 + name
-    index = outcomes.cursors[slot]
-    if index < outcomes.draw_counts[name]:
-        outcomes.cursors[slot] = index + 1
-        return outcomes.draws[name, index]
-    return -1
-
-
 @kernel
 def refuse(info, reason, screen, row, reel, symbol):
     """Note why a scripted round cannot be played (the Python side words the error)."""
@@ -434,8 +423,8 @@ def coin_value(tables, outcomes):
 @kernel
 def place_cell(outcomes, grid, filled, info):
     """Where a BONUS goes: the scripted ``bonus_cell`` or a random empty cell; -1 if refused."""
-    cell = scripted(outcomes, DRAW_CELL)
-    if cell >= 0:
+    forced, cell = scripted(outcomes, DRAW_CELL)
+    if forced:
         if grid[cell] != 0:
             refuse(info, R_CELL_TAKEN, -1, 0, 0, cell)
             return -1
@@ -449,8 +438,8 @@ def mega_decision(bet, outcomes, log, info):
 
     Returns 1 (Mega), 0 (no Mega: the grid cannot fill) or -1 (refused script).
     """
-    value = scripted(outcomes, DRAW_MEGA)
-    if value < 0:
+    forced, value = scripted(outcomes, DRAW_MEGA)
+    if not forced:
         threshold = bet[B_MEGA_THRESHOLD]
         value = 1 if threshold > 0 and bounded(outcomes.stream, MEGA_SCALE) < threshold else 0
     elif value == 1 and bet[B_MEGA_ALLOWED] == 0:
