@@ -40,8 +40,8 @@ from slotforge.games.divine_fortune import kernels as k
 from slotforge.maths import exact, stats
 from slotforge.maths.simulate import chunk_stream
 
-RTP_ROUNDS = 320_000_000
-FREE_SPINS = 60_000_000
+RTP_ROUNDS = 420_000_000
+FREE_SPINS = 80_000_000
 CHUNK = 1 << 22
 
 
