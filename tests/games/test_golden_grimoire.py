@@ -32,7 +32,7 @@ from slotforge.engine.model import ModelError, paylines
 from slotforge.engine.outcomes import make_outcomes
 from slotforge.engine.rng import buffer_stream
 from slotforge.games import load_game
-from slotforge.games.golden_grimoire.rules import POOL, GoldenGrimoire, changed_screen_win, play_round, screen_win
+from slotforge.games.golden_grimoire.rules import POOL, GoldenGrimoire, changed_screen_win, screen_win
 
 PAYTABLE = {
     "SPIDER": {3: 10, 4: 30, 5: 100},
@@ -651,5 +651,5 @@ def test_round_function_agrees_with_the_recorded_round(game):
         words = np.array([int(w, 16) for w in record["inputs"]["random"]], dtype=np.uint64)
         outcomes = make_outcomes(buffer_stream(words), game.grid, draw_names=1)
         tally = np.zeros(len(game.tally_names), dtype=np.int64)
-        _, win = play_round(game.tables, bet, outcomes, events.off(), game.scratch(), tally)
+        _, win = game.play_once(bet, outcomes, events.off(), game.scratch(), tally)
         assert Decimal(record["total_win"]) == win * CENT
