@@ -208,16 +208,6 @@ def symbol_count(counts, stops, symbol):
 
 
 @kernel
-def reels_showing(counts, stops, symbol):
-    """On how many reels ``symbol`` shows at least once."""
-    total = 0
-    for reel in range(counts.shape[0]):
-        if counts[reel, stops[reel], symbol] > 0:
-            total += 1
-    return total
-
-
-@kernel
 def fill_window(reelset, stops, window):
     """The symbols a screen shows at ``stops``: rows top to bottom, reels left to right."""
     rows, reels = window.shape

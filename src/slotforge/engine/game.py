@@ -55,12 +55,10 @@ class Game(ABC):
 
     A subclass names its model file, its scripted draws, choices and decisions, and the
     counters its round function tallies for the simulator; it compiles the model into
-    ``tables`` and supplies two compiled functions:
-
-    * ``round_function(tables, bet, outcomes, log, scratch, tally) -> (status, win units)``,
-      one complete round (``bet`` is the int64 array of :meth:`bet_arguments`);
-    * ``simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals)``, the
-      simulator's loop around it (``maths.simulate.run_rounds`` compiled with ``jit.loop``).
+    ``tables`` and supplies ``simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally,
+    totals)``: ``engine.loop.run_rounds`` compiled with ``jit.loop`` around the game's round
+    function ``play_round(tables, bet, outcomes, log, scratch, tally) -> (status, win units)``
+    (``bet`` is the int64 array of :meth:`bet_arguments`). Live play runs it for one round.
     """
 
     code: ClassVar[str]
@@ -69,7 +67,6 @@ class Game(ABC):
     choice_names: ClassVar[tuple[str, ...]] = ()
     decisions: ClassVar[tuple[Decision, ...]] = ()
     tally_names: ClassVar[tuple[str, ...]] = ()
-    round_function: ClassVar[Any]
     simulate_rounds: ClassVar[Any]
     tables: Any
 

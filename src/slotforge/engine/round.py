@@ -48,6 +48,7 @@ def parse_script(game: Game, raw: dict[str, Any]) -> Script:
             raise ScriptError(f"{key}: not a script field; expected {sorted(known)}")
     rows, reels = game.grid
     ids = {code: i for i, code in enumerate(game.codes)}
+    carried = [game.strip_symbols(reel) | game.extra_screen_symbols() for reel in range(reels)]
     screens = []
     for n, screen in enumerate(raw.get("screens", [])):
         if not isinstance(screen, list) or len(screen) != rows or any(
@@ -57,12 +58,11 @@ def parse_script(game: Game, raw: dict[str, Any]) -> Script:
         array = np.zeros((rows, reels), dtype=np.int64)
         for r, row in enumerate(screen):
             for c, code in enumerate(row):
-                carried = game.strip_symbols(c) | game.extra_screen_symbols()
                 if not isinstance(code, str) or code not in ids:
                     raise ScriptError(f"screens[{n}][{r}][{c}]: unknown symbol {code!r}; expected one of {sorted(ids)}")
-                if code not in carried:
+                if code not in carried[c]:
                     raise ScriptError(
-                        f"screens[{n}][{r}][{c}]: reel {c + 1} cannot carry {code}; it carries {sorted(carried)}"
+                        f"screens[{n}][{r}][{c}]: reel {c + 1} cannot carry {code}; it carries {sorted(carried[c])}"
                     )
                 array[r, c] = ids[code]
         screens.append(array)

@@ -14,7 +14,6 @@ each reel's distribution of how many scatters its window shows.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -114,8 +113,3 @@ def retrigger_spins(award: int, retrigger_chance: float, retrigger_award: int) -
     if growth >= 1.0:
         raise ValueError(f"free spins never end on average: each spin adds {growth:.3f} spins")
     return award / (1.0 - growth)
-
-
-def as_fraction(value: float) -> Fraction:
-    """A float expectation as a fraction with a bounded denominator, for printing ratios."""
-    return Fraction(value).limit_denominator(10**12)

@@ -27,8 +27,3 @@ def summarise(rounds: int, win_units: int, squares: float, stake_units: int) -> 
     std = math.sqrt(variance) / stake_units
     error = std / math.sqrt(rounds)
     return {"rtp": mean / stake_units, "std": std, "ci95": z(0.95) * error, "ci99": z(0.99) * error}
-
-
-def rounds_for(std: float, half_width: float, confidence: float = 0.99) -> int:
-    """Rounds needed for a CI of ``half_width`` (as a fraction) at ``confidence``."""
-    return math.ceil((z(confidence) * std / half_width) ** 2)

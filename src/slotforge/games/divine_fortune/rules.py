@@ -70,7 +70,6 @@ class DivineFortune(Game):
     choice_names = ("start_bonus",)
     decisions = (Decision("start_bonus", ("start_bonus",)),)
     tally_names = k.TALLY
-    round_function = staticmethod(play_round)
     simulate_rounds = staticmethod(simulate_rounds)
 
     # -- model ------------------------------------------------------------------------------

@@ -114,7 +114,6 @@ class Dynasty(Game):
     choice_names = gamble.CHOICE_NAMES
     decisions = (Decision("gamble", gamble.CHOICE_NAMES),)
     tally_names = TALLY
-    round_function = staticmethod(play_round)
     simulate_rounds = staticmethod(simulate_rounds)
 
     def compile(self) -> None:

@@ -499,7 +499,6 @@ class GoldenGrimoire(Game):
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("mystery_symbol",)
     tally_names = TALLY
-    round_function = staticmethod(play_round)
     simulate_rounds = staticmethod(simulate_rounds)
 
     def compile(self) -> None:
