@@ -8,6 +8,7 @@ function; what a player carries between rounds is passed in and out explicitly.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -31,6 +32,19 @@ class Operator:
 
     gamble_limit: Decimal = Decimal("1000.00")
     fun_play: bool = False
+
+
+@dataclass(frozen=True)
+class RtpOptions:
+    """What an RTP report is asked for: which bet and strategy, and, where the report simulates,
+    its budget (rounds or seconds; the game's default when neither is given) and a progress
+    callback ``(done, total)``."""
+
+    bet: dict[str, Any] | None = None
+    strategy: str | None = None
+    rounds: int | None = None
+    seconds: float | None = None
+    progress: Callable[[int, int], None] | None = None
 
 
 @dataclass
@@ -130,7 +144,7 @@ class Game(ABC):
         """Feature frequencies and RTP parts from the simulator's tallies."""
 
     @abstractmethod
-    def rtp_report(self) -> dict[str, Any]:
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
 
     def parse_draw(self, name: str, raw: Any) -> int:

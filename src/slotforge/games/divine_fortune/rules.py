@@ -19,7 +19,7 @@ from pydantic import Field
 from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, RunResult, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune.kernels import (  # noqa: F401  (exported: the round and the loops)
@@ -321,7 +321,7 @@ class DivineFortune(Game):
 
         return feature_report(self, tally, rounds)
 
-    def rtp_report(self) -> dict[str, Any]:
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         from slotforge.games.divine_fortune.maths import rtp_report
 
         return rtp_report(self)

@@ -17,7 +17,7 @@ from pydantic import Field
 from slotforge.engine import events, gamble
 from slotforge.engine.bet import Bet, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import PayTable, ReelSet, compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RunResult, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, RunResult, ScriptError
 from slotforge.engine.jit import kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.model import Choice, IntRange, Strict
@@ -192,7 +192,7 @@ class Dynasty(Game):
         }
 
     # -- maths ------------------------------------------------------------------------------
-    def rtp_report(self) -> dict[str, Any]:
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         """The RTP by combinatorics (base game) and closed form (retriggering free spins)."""
         symbols = len(self.spec.symbols)
         fs = self.features.free_spins

@@ -30,7 +30,7 @@ from slotforge.engine.evaluate import (
     popcount,
     stop_line_wins,
 )
-from slotforge.engine.game import Game, Operator, RunResult, ScriptError
+from slotforge.engine.game import Game, Operator, RtpOptions, RunResult, ScriptError
 from slotforge.engine.jit import kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.masks import RowMasks, compile_row_masks, copy_stop_masks, recolour, screen_masks
@@ -636,7 +636,7 @@ class GoldenGrimoire(Game):
         stake = rounds * bet.total_units
         return {"base_game": base_report(tally, rounds, stake), "free_spins": free_report(tally, rounds, stake, bet)}
 
-    def rtp_report(self) -> dict[str, Any]:
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         """Exact base game; free spins simulated from the trigger with a 99% interval."""
         from slotforge.games.golden_grimoire.maths import rtp_report
 
