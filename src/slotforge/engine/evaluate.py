@@ -22,6 +22,7 @@ from numba.extending import intrinsic, overload
 from slotforge.engine import events
 from slotforge.engine.jit import kernel
 from slotforge.engine.model import LineGameSpec, paylines
+from slotforge.engine.rng import bounded
 
 
 class PayTable(NamedTuple):
@@ -41,9 +42,21 @@ class PayTable(NamedTuple):
 class CountTable(NamedTuple):
     """Pays-anywhere: each symbol pays by how many cells count as it, wherever they stand."""
 
-    symbols: np.ndarray  # int64[]: paying symbols
-    pays: np.ndarray  # int64[symbols, cells + 1]: pay by count, x the stake unit
+    symbols: np.ndarray  # int64[]: paying symbols, in paytable order
+    pays: np.ndarray  # int64[symbols, cells + 1]: pay by count, in win units
     counts_as: np.ndarray  # bool[symbols, symbols]
+    highest_only: bool  # only the highest win pays; of equal wins, the symbol first in paytable order
+    needs_own: bool  # a symbol pays only when one of its own cells shows (wilds alone never pay)
+
+
+class CellSet(NamedTuple):
+    """Independent reels of one cell each: every cell draws its symbol from its own weights.
+
+    Each cell's symbols are listed by falling weight, so the search of a draw ends early.
+    """
+
+    symbols: np.ndarray  # int64[cells, k]: the symbols a cell can show, heaviest first
+    cumulative: np.ndarray  # int64[cells, k]: running sums of their weights (padding repeats the total)
 
 
 class ReelSet(NamedTuple):
@@ -180,9 +193,11 @@ def ranked_line_wins(table, masks, stops, enabled, multiplier, log):
 
 @kernel
 def count_wins(table, counts, stops, multiplier, log):
-    """Pays-anywhere wins of the screen at ``stops``: every paying symbol pays by its count,
-    wilds counting toward every symbol they stand in for."""
+    """Pays-anywhere wins of the screen at ``stops``: every paying symbol pays by its count
+    (or only the highest win, as the table says), wilds counting toward every symbol they
+    stand in for. ``counts`` is a per-stop table indexed ``[reel, stop, symbol]``."""
     total = 0
+    best, best_symbol, best_count = 0, -1, 0
     symbols, pays, counts_as = table.symbols, table.pays, table.counts_as
     for i in range(symbols.shape[0]):
         symbol = symbols[i]
@@ -191,11 +206,64 @@ def count_wins(table, counts, stops, multiplier, log):
             for cell in range(counts_as.shape[0]):
                 if counts_as[cell, symbol]:
                     n += counts[reel, stops[reel], cell]
+        if table.needs_own and symbol_count(counts, stops, symbol) == 0:
+            continue
         pay = pays[symbol, n] * multiplier
-        if pay > 0:
+        if table.highest_only:
+            if pay > best:
+                best, best_symbol, best_count = pay, symbol, n
+        elif pay > 0:
             total += pay
             events.emit(log, events.COUNT_WIN, symbol, n, pay, multiplier)
-    return total
+    return total + pay_best(best, best_symbol, best_count, multiplier, log)
+
+
+@kernel
+def shown_count_wins(table, shown, multiplier, log):
+    """:func:`count_wins` of a screen given as how many cells show each symbol (``shown``):
+    the fast path of independent-reel grids, whose screens have no stops."""
+    total = 0
+    best, best_symbol, best_count = 0, -1, 0
+    symbols, pays, counts_as = table.symbols, table.pays, table.counts_as
+    for i in range(symbols.shape[0]):
+        symbol = symbols[i]
+        if table.needs_own and shown[symbol] == 0:
+            continue
+        n = 0
+        for cell in range(counts_as.shape[0]):
+            if counts_as[cell, symbol]:
+                n += shown[cell]
+        pay = pays[symbol, n] * multiplier
+        if table.highest_only:
+            if pay > best:
+                best, best_symbol, best_count = pay, symbol, n
+        elif pay > 0:
+            total += pay
+            events.emit(log, events.COUNT_WIN, symbol, n, pay, multiplier)
+    return total + pay_best(best, best_symbol, best_count, multiplier, log)
+
+
+@kernel
+def pay_best(best, symbol, count, multiplier, log):
+    """Log and return the one win a highest-only table pays (nothing when nothing won).
+
+    The symbols were tried in paytable order and only a strictly higher pay replaced the best,
+    so of equal wins the symbol higher in the paytable is the one paid.
+    """
+    if best > 0:
+        events.emit(log, events.COUNT_WIN, symbol, count, best, multiplier)
+    return best
+
+
+@kernel
+def draw_cell(cells, cell, stream):
+    """The symbol an independent reel of one cell shows: a weighted draw on its weights."""
+    cumulative = cells.cumulative[cell]
+    pick = bounded(stream, cumulative[cumulative.shape[0] - 1])
+    index = 0
+    while cumulative[index] <= pick:
+        index += 1
+    return cells.symbols[cell, index]
 
 
 @kernel
@@ -277,16 +345,40 @@ def pay_increments(spec: LineGameSpec) -> np.ndarray:
 
 
 def compile_count_table(spec: LineGameSpec) -> CountTable:
-    """The pays-anywhere table of a model; a count above the highest listed pays as it."""
+    """The pays-anywhere table of a model, in win units (``pay_scale`` per paytable unit, so a
+    pay of 0.4 at scale 10 is 4 units); a count above the highest listed pays as it."""
     cells = spec.grid.reels * spec.grid.rows
     pays = np.zeros((len(spec.symbols), cells + 1), dtype=np.int64)
     for code, by_count in spec.count_pays.items():
         row = pays[spec.symbol_id(code)]
         for count in range(1, cells + 1):
             listed = [c for c in by_count if c <= count]
-            row[count] = by_count[max(listed)] if listed else 0
-    symbols = np.array(sorted(spec.symbol_id(c) for c in spec.count_pays), dtype=np.int64)
-    return CountTable(symbols, pays, counts_as_matrix(spec))
+            row[count] = int(by_count[max(listed)] * spec.pay_scale) if listed else 0
+    symbols = np.array([spec.symbol_id(c) for c in spec.count_pays], dtype=np.int64)
+    return CountTable(
+        symbols=symbols,
+        pays=pays,
+        counts_as=counts_as_matrix(spec),
+        highest_only=spec.count_rule == "highest",
+        needs_own=bool(spec.wild and spec.wild.needs_paying_symbol),
+    )
+
+
+def compile_cells(spec: LineGameSpec, mode: str) -> CellSet:
+    """One mode's independent-reel weights as arrays, a table per cell (reading order)."""
+    cells = spec.grid.reels * spec.grid.rows
+    tables = spec.cell_weights[mode]
+    tables = tables * cells if len(tables) == 1 else tables
+    width = max(len(weights) for weights in tables)
+    symbols = np.zeros((cells, width), dtype=np.int64)
+    cumulative = np.zeros((cells, width), dtype=np.int64)
+    for cell, weights in enumerate(tables):
+        heaviest = sorted(weights.items(), key=lambda item: -item[1])
+        running = np.cumsum([weight for _, weight in heaviest])
+        symbols[cell, : len(heaviest)] = [spec.symbol_id(code) for code, _ in heaviest]
+        cumulative[cell] = running[-1]
+        cumulative[cell, : len(heaviest)] = running
+    return CellSet(symbols, cumulative)
 
 
 def compile_reelset(spec: LineGameSpec, mode: str, table: PayTable) -> ReelSet:

@@ -164,8 +164,14 @@ class Game(ABC):
         return {"kind": "feature", "symbol": "", "count": int(row[2]), "amount": format_money(bet.amount(int(row[3])))}
 
     def strip_symbols(self, reel: int) -> set[str]:
-        """Symbols a reel can carry in any mode (a forced screen may only show these)."""
-        return {code for strips in self.spec.reels.values() for code in strips[reel]}
+        """Symbols a reel can carry in any mode (a forced screen may only show these): its
+        strips' symbols, and on an independent-reel grid those of every cell in its column."""
+        carried = {code for strips in self.spec.reels.values() for code in strips[reel]}
+        rows, reels = self.grid
+        for tables in self.spec.cell_weights.values():
+            for row in range(rows):
+                carried |= set(tables[0 if len(tables) == 1 else row * reels + reel])
+        return carried
 
     def extra_screen_symbols(self) -> set[str]:
         """Symbols a forced screen may show beyond the strips (e.g. held or transformed ones)."""

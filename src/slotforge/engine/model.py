@@ -45,6 +45,9 @@ class Wild(Strict):
     substitutes_except: list[str] = Field(
         default_factory=list, description="symbols the wild never stands in for"
     )
+    needs_paying_symbol: bool = Field(
+        default=False, description="count pays: wilds alone never pay, only with one of the symbol itself"
+    )
 
 
 class Grid(Strict):
@@ -79,15 +82,30 @@ class LineGameSpec(Strict):
     version: str
     rtp: Decimal = Field(description="the published RTP, as a fraction")
     grid: Grid
-    paylines: str = Field(description="a set of payline shapes from the engine's paylines.json")
+    paylines: str | None = Field(
+        default=None, description="a set of payline shapes from the engine's paylines.json (line games)"
+    )
     symbols: list[Symbol] = Field(min_length=2)
     wild: Wild | None = None
-    line_pays: dict[str, dict[int, int]]
+    line_pays: dict[str, dict[int, int]] = Field(default_factory=dict)
     scatter_pays: dict[str, dict[int, int]] = Field(default_factory=dict)
-    count_pays: dict[str, dict[int, int]] = Field(
-        default_factory=dict, description="pays-anywhere: pay by how many of a symbol the screen shows"
+    count_pays: dict[str, dict[int, Decimal]] = Field(
+        default_factory=dict,
+        description="pays-anywhere: pay by how many of a symbol the screen shows, in paytable order",
     )
-    reels: dict[str, list[list[str]]] = Field(description="reel strips by mode, one per reel")
+    count_rule: Literal["every", "highest"] = Field(
+        default="every",
+        description="every paying symbol pays, or only the highest win (of equal wins the symbol listed first)",
+    )
+    pay_scale: int = Field(
+        default=1, ge=1, description="win units per paytable unit: 10 pays 0.4 as 4 units"
+    )
+    reels: dict[str, list[list[str]]] = Field(default_factory=dict, description="reel strips by mode, one per reel")
+    cell_weights: dict[str, list[dict[str, int]]] = Field(
+        default_factory=dict,
+        description="independent reels of one cell each, by mode: symbol weights for every cell "
+        "(one entry) or per cell (rows x reels entries, reading order)",
+    )
     bet: dict[str, Any]
     features: dict[str, Any] = Field(default_factory=dict)
     design: dict[str, Any] = Field(default_factory=dict, description="the designer's notes")
@@ -113,6 +131,14 @@ class LineGameSpec(Strict):
                 for count in pays:
                     if not 1 <= count <= self.grid.reels * self.grid.rows:
                         raise ValueError(f"{table}.{code}: count {count} is not on a {self.grid.reels}-reel screen")
+        for code, pays in self.count_pays.items():
+            for count, pay in pays.items():
+                scaled = pay * self.pay_scale
+                if pay < 0 or scaled != scaled.to_integral_value():
+                    raise ValueError(
+                        f"count_pays.{code}: pay {pay} for {count} is not a whole number of units "
+                        f"at pay_scale {self.pay_scale}"
+                    )
         for code, pays in self.line_pays.items():
             ordered = [pays[c] for c in sorted(pays)]
             if ordered != sorted(ordered) or any(p < 0 for p in ordered):
@@ -130,7 +156,28 @@ class LineGameSpec(Strict):
                         raise ValueError(
                             f"reels.{mode}[{index}]: {code} may only stand on reels {sorted(allowed[code])}"
                         )
+        self._check_cells(check_symbol)
+        if not self.reels and not self.cell_weights:
+            raise ValueError("reels: expected reel strips or cell_weights for at least one mode")
+        if self.line_pays and self.paylines is None:
+            raise ValueError("paylines: a game with line_pays needs a payline set")
         return self
+
+    def _check_cells(self, check_symbol) -> None:
+        """Cell weights: one table for every cell or one per cell; positive weights that the
+        generator's bounded draw can take (a total below 2**32)."""
+        cells = self.grid.reels * self.grid.rows
+        for mode, tables in self.cell_weights.items():
+            if len(tables) not in (1, cells):
+                raise ValueError(f"cell_weights.{mode}: expected 1 or {cells} weight tables, got {len(tables)}")
+            for index, weights in enumerate(tables):
+                where = f"cell_weights.{mode}[{index}]"
+                for code, weight in weights.items():
+                    check_symbol(where, code)
+                    if weight <= 0:
+                        raise ValueError(f"{where}.{code}: expected a positive weight, got {weight}")
+                if not 0 < sum(weights.values()) < 2**32:
+                    raise ValueError(f"{where}: the weights must total between 1 and 2**32 - 1")
 
     def symbol_id(self, code: str) -> int:
         """The index of a symbol code in the model (the id used by compiled code)."""

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from slotforge.engine import events
-from slotforge.engine.evaluate import fill_window, line_wins, stop_line_wins, symbol_count, window_masks
+from slotforge.engine.evaluate import draw_cell, fill_window, line_wins, stop_line_wins, symbol_count, window_masks
 from slotforge.engine.jit import kernel
 from slotforge.engine.outcomes import forced_screen
 from slotforge.engine.rng import bounded
@@ -113,3 +113,31 @@ def enabled_lines(lines):
     if lines >= 64:
         return ~np.uint64(0)
     return (np.uint64(1) << np.uint64(lines)) - np.uint64(1)
+
+
+@kernel
+def land_cells(cells, outcomes, held, window, shown):
+    """Land a screen of independent reels (a :class:`~slotforge.engine.evaluate.CellSet`).
+
+    A cell with ``held[cell] >= 0`` keeps that symbol and does not spin; every other cell draws
+    its own. A forced screen is copied as it stands (the game checks it against what is held).
+    ``shown[symbol]`` counts the cells showing each symbol. Returns the forced screen's index,
+    or -1 for a drawn screen.
+    """
+    rows, reels = window.shape
+    for symbol in range(shown.shape[0]):
+        shown[symbol] = 0
+    forced = forced_screen(outcomes)
+    stream = outcomes.stream
+    for row in range(rows):
+        for reel in range(reels):
+            cell = row * reels + reel
+            if forced >= 0:
+                symbol = outcomes.screens[forced, row, reel]
+            elif held[cell] >= 0:
+                symbol = held[cell]
+            else:
+                symbol = draw_cell(cells, cell, stream)
+            window[row, reel] = symbol
+            shown[symbol] += 1
+    return forced
