@@ -164,7 +164,9 @@ def play(
     script: Path | None = typer.Option(None, "--script", help="a script of forced outcomes (SCENARIOS.md)"),
     choice: list[str] = typer.Option([], "--choice", help="a choice, in order (repeatable)"),
     bet: list[str] = typer.Option([], "--bet", help="a bet field, FIELD=VALUE (repeatable)"),
-    gamble_limit: str = typer.Option("1000.00", "--gamble-limit", help="the operator's gamble amount limit"),
+    gamble_limit: str | None = typer.Option(
+        None, "--gamble-limit", help="the operator's gamble amount limit (default: the game's own)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the round record"),
     model: Path | None = ModelOpt,
 ) -> None:
@@ -174,12 +176,14 @@ def play(
     the_game = guarded(lambda: load_game(game, model))
     if seed is not None and script is not None:
         fail("--seed and --script: give one or the other")
-    try:
-        limit = Decimal(gamble_limit)
-    except InvalidOperation:
-        limit = Decimal("NaN")
-    if not limit.is_finite() or limit < 0:
-        fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; got {gamble_limit!r}")
+    limit = None
+    if gamble_limit is not None:
+        try:
+            limit = Decimal(gamble_limit)
+        except InvalidOperation:
+            limit = Decimal("NaN")
+        if not limit.is_finite() or limit < 0:
+            fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; got {gamble_limit!r}")
     operator = Operator(gamble_limit=limit)
 
     def first_round() -> dict[str, Any]:

@@ -31,6 +31,7 @@ FEATURE = 9  # feature code, then game-specific fields
 DRAW = 10  # draw name, value (a random outcome shown to the player)
 WIN = 11  # a game-specific win (bonus coins, a fixed jackpot): fields the game describes
 COUNT_WIN = 12  # symbol, count, units, multiplier: a pays-anywhere win
+PICK_GAMBLE = 13  # option picked, symbol drawn (0, 1), stake units, result units, decision kind
 
 # Step kinds.
 BASE = 0

@@ -73,3 +73,53 @@ def card_gamble(outcomes, log, win, limit_units, max_gambles, decision, card_dra
         win = result
         gambles += 1
     return events.COMPLETE, win
+
+
+# The pick gamble: pick one of two symbols; a fair draw names the winning one, which doubles the
+# win or loses it. Its options, by index, and the symbols of its draw.
+PICK_COLLECT, PICK_SUN, PICK_MOON = range(3)
+PICK_NAMES = ("collect", "sun", "moon")
+PICK_SYMBOLS = ("SUN", "MOON")
+PICK_OPTIONS = (1 << PICK_SUN) | (1 << PICK_MOON)
+
+
+@kernel
+def pick_offered(win, gambles, max_gambles, limit_units):
+    """The bitmask of pick-gamble options open for a win: a pick while fewer than
+    ``max_gambles`` were played and the doubled win stays within ``limit_units``."""
+    options = 1 << PICK_COLLECT
+    if gambles < max_gambles and win * 2 <= limit_units:
+        options |= PICK_OPTIONS
+    return options
+
+
+@kernel
+def pick_gamble(outcomes, log, win, limit_units, max_gambles, decision, pick_draw):
+    """Offer the pick gamble on ``win`` until collected, lost, or no longer possible.
+
+    Returns (status, win units). ``decision`` is the game's id of the gamble decision (its
+    options are :data:`PICK_NAMES`) and ``pick_draw`` the id of the draw naming the winning
+    symbol (0 for SUN, 1 for MOON, each with chance 1/2: the gamble returns exactly 100%).
+    """
+    gambles = 0
+    while win > 0:
+        options = pick_offered(win, gambles, max_gambles, limit_units)
+        if options == 1 << PICK_COLLECT:
+            events.emit(log, events.COLLECT, win, 1)
+            return events.COMPLETE, win
+        choice = next_choice(outcomes)
+        if choice < 0:
+            events.emit(log, events.AWAIT, decision, options, win)
+            return events.AWAITING, win
+        if choice >= 31 or not (options >> choice) & 1:
+            events.emit(log, events.INVALID_CHOICE, decision, choice, options)
+            return events.REJECTED, win
+        if choice == PICK_COLLECT:
+            events.emit(log, events.COLLECT, win, 0)
+            return events.COMPLETE, win
+        drawn = draw(outcomes, pick_draw, 2)
+        result = win * 2 if drawn == choice - PICK_SUN else 0
+        events.emit(log, events.PICK_GAMBLE, choice, drawn, win, result, decision)
+        win = result
+        gambles += 1
+    return events.COMPLETE, win

@@ -30,7 +30,7 @@ class ScriptError(ValueError):
 class Operator:
     """Settings the operator chooses, not the player: limits that change how a round may go."""
 
-    gamble_limit: Decimal = Decimal("1000.00")
+    gamble_limit: Decimal | None = None  # the most a gamble may win; None: the game's own default
     fun_play: bool = False
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money
-from slotforge.engine.gamble import CARD_NAMES
+from slotforge.engine.gamble import CARD_NAMES, PICK_SYMBOLS
 from slotforge.engine.game import Game, ScriptError
 
 
@@ -31,6 +31,7 @@ class RecordBuilder:
             events.COUNT_WIN: self.anywhere_win,
             events.FREE_SPINS: self.free_spins,
             events.GAMBLE: self.gamble,
+            events.PICK_GAMBLE: self.pick_gamble,
             events.COLLECT: self.collect,
             events.AWAIT: self.await_choice,
             events.INVALID_CHOICE: self.invalid_choice,
@@ -90,6 +91,18 @@ class RecordBuilder:
             "wins": [{"kind": "gamble", "symbol": card, "count": 1, "amount": result}],
             "events": [{"type": "gamble", "choice": self.game.choice_names[int(row[1])], "card": card,
                         "stake": self.money(row[3]), "won": int(row[4]) > 0}],
+        })
+
+    def pick_gamble(self, row: np.ndarray) -> None:
+        """A pick gamble is a step of its own: the symbol picked, the one drawn and the result."""
+        drawn = PICK_SYMBOLS[int(row[2])]
+        self.steps.append({
+            "kind": "gamble",
+            "screen": [],
+            "drawn": drawn,
+            "wins": [{"kind": "gamble", "symbol": drawn, "count": 1, "amount": self.money(row[4])}],
+            "events": [{"type": "gamble", "choice": self.game.decisions[int(row[5])].options[int(row[1])],
+                        "drawn": drawn, "stake": self.money(row[3]), "won": int(row[4]) > 0}],
         })
 
     def collect(self, row: np.ndarray) -> None:

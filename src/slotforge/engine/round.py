@@ -160,7 +160,10 @@ def play(
         "script": script.raw or None,
         "choices": [game.choice_names[c] for c in all_choices[: int(outcomes.cursors[1])]],
         "state": carried,
-        "operator": {"gamble_limit": format_money(operator.gamble_limit), "fun_play": operator.fun_play},
+        "operator": {
+            "gamble_limit": None if operator.gamble_limit is None else format_money(operator.gamble_limit),
+            "fun_play": operator.fun_play,
+        },
     }
     return record
 
@@ -186,7 +189,7 @@ def rerun(game: Game, record: dict[str, Any], extra_choices: list[str], source: 
     words = np.array([int(w, 16) for w in inputs.get("random", [])], dtype=np.uint64)
     settings = inputs.get("operator", {})
     operator = Operator(
-        gamble_limit=Decimal(settings.get("gamble_limit", Operator.gamble_limit)),
+        gamble_limit=None if settings.get("gamble_limit") is None else Decimal(settings["gamble_limit"]),
         fun_play=bool(settings.get("fun_play", False)),
     )
     return play(

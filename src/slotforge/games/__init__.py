@@ -14,6 +14,7 @@ REGISTRY = {
     "dynasty": "slotforge.games.dynasty:Dynasty",
     "divine-fortune": "slotforge.games.divine_fortune:DivineFortune",
     "golden-grimoire": "slotforge.games.golden_grimoire:GoldenGrimoire",
+    "moon-of-fortune": "slotforge.games.moon_of_fortune:MoonOfFortune",
 }
 
 

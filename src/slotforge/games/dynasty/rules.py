@@ -157,7 +157,10 @@ class Dynasty(Game):
         """The round function's bet array; no operator means simulation (gamble off)."""
         limit = 0
         if operator is not None:
-            limit = int(operator.gamble_limit // (bet.unit_coins * bet.coin_value))
+            amount = operator.gamble_limit
+            if amount is None:
+                amount = self.features.gamble.default_amount_limit
+            limit = int(amount // (bet.unit_coins * bet.coin_value))
         return np.array([bet.lines, bet.total_units, limit], dtype=np.int64)
 
     def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
