@@ -47,6 +47,7 @@ class CountTable(NamedTuple):
     counts_as: np.ndarray  # bool[symbols, symbols]
     highest_only: bool  # only the highest win pays; of equal wins, the symbol first in paytable order
     needs_own: bool  # a symbol pays only when one of its own cells shows (wilds alone never pay)
+    stand_ins: np.ndarray  # int64[]: symbols that count as some symbol besides themselves (wilds)
 
 
 class CellSet(NamedTuple):
@@ -224,15 +225,15 @@ def shown_count_wins(table, shown, multiplier, log):
     the fast path of independent-reel grids, whose screens have no stops."""
     total = 0
     best, best_symbol, best_count = 0, -1, 0
-    symbols, pays, counts_as = table.symbols, table.pays, table.counts_as
+    symbols, pays, counts_as, stand_ins = table.symbols, table.pays, table.counts_as, table.stand_ins
     for i in range(symbols.shape[0]):
         symbol = symbols[i]
         if table.needs_own and shown[symbol] == 0:
             continue
-        n = 0
-        for cell in range(counts_as.shape[0]):
-            if counts_as[cell, symbol]:
-                n += shown[cell]
+        n = shown[symbol]
+        for j in range(stand_ins.shape[0]):
+            if counts_as[stand_ins[j], symbol]:
+                n += shown[stand_ins[j]]
         pay = pays[symbol, n] * multiplier
         if table.highest_only:
             if pay > best:
@@ -355,12 +356,15 @@ def compile_count_table(spec: LineGameSpec) -> CountTable:
             listed = [c for c in by_count if c <= count]
             row[count] = int(by_count[max(listed)] * spec.pay_scale) if listed else 0
     symbols = np.array([spec.symbol_id(c) for c in spec.count_pays], dtype=np.int64)
+    counts_as = counts_as_matrix(spec)
+    stand_ins = [s for s in range(len(spec.symbols)) if counts_as[s].sum() > 1]
     return CountTable(
         symbols=symbols,
         pays=pays,
-        counts_as=counts_as_matrix(spec),
+        counts_as=counts_as,
         highest_only=spec.count_rule == "highest",
         needs_own=bool(spec.wild and spec.wild.needs_paying_symbol),
+        stand_ins=np.array(stand_ins, dtype=np.int64),
     )
 
 

@@ -72,11 +72,11 @@ I_REASON, I_SCREEN, I_CELL, I_SYMBOL, I_EXPECTED = range(5)
 # Simulator tallies (win units unless named otherwise).
 TALLY = (
     "base_win", "cash", "collector", "mini", "minor", "major", "grand", "capped",
-    "bonus_games", "bonus_spins", "bonus_cells", "mysteries_stuck", "cash_held", "sticky_spins",
+    "bonus_games", "bonus_spins", "bonus_cells", "mysteries_stuck", "cash_held", "held_spins",
     "mini_count", "minor_count", "major_count", "collector_count", "gambles",
 )
 (T_BASE_WIN, T_CASH, T_COLLECTOR, T_MINI, T_MINOR, T_MAJOR, T_GRAND, T_CAPPED,
- T_BONUS_GAMES, T_BONUS_SPINS, T_BONUS_CELLS, T_MYSTERIES_STUCK, T_CASH_HELD, T_STICKY_SPINS,
+ T_BONUS_GAMES, T_BONUS_SPINS, T_BONUS_CELLS, T_MYSTERIES_STUCK, T_CASH_HELD, T_HELD_SPINS,
  T_MINI_COUNT, T_MINOR_COUNT, T_MAJOR_COUNT, T_COLLECTOR_COUNT, T_GAMBLES) = range(19)
 
 
@@ -104,7 +104,6 @@ class Work(NamedTuple):
 
     window: np.ndarray  # int64[4, 4]: the screen
     shown: np.ndarray  # int64[symbols]: cells showing each symbol
-    held: np.ndarray  # int64[cells]: the symbol a cell keeps, -1 where it spins
     grid: np.ndarray  # int64[cells]: the bonus game's symbols, -1 where empty
     values: np.ndarray  # int64[cells]: CASH and COLLECTOR values on the bonus grid, units
     info: np.ndarray  # int64[8]: see the I_* indexes
@@ -115,7 +114,6 @@ def make_work(symbols: int) -> Work:
     return Work(
         window=np.zeros((4, 4), dtype=np.int64),
         shown=np.zeros(symbols, dtype=np.int64),
-        held=np.full(CELLS, -1, dtype=np.int64),
         grid=np.full(CELLS, -1, dtype=np.int64),
         values=np.zeros(CELLS, dtype=np.int64),
         info=np.zeros(8, dtype=np.int64),
@@ -166,61 +164,64 @@ def cash_value(tables, outcomes, weights, volatility):
 def base_spin(tables, bet, state, outcomes, log, work, tally):
     """Land and pay one base-game screen, the held cells standing.
 
-    Returns (ok, count win units, bonus symbols shown). Landed CASH get their values in
-    ``work.values``; the grid of a triggering screen is left in ``work.grid``.
+    Returns (ok, count win units, bonus symbols shown). When bonus symbols show, the grid of
+    bonus symbols and the CASH values are left in ``work.grid`` and ``work.values``.
     """
     params = tables.params
     cash, mystery, rabbit = params[P_CASH], params[P_MYSTERY], params[P_RABBIT]
-    held, values, grid = work.held, work.values, work.grid
-    held_any = False
-    for cell in range(CELLS):
-        held[cell] = state[S_HELD + cell]
-        values[cell] = state[S_VALUE + cell] if held[cell] == cash else 0
-        if held[cell] >= 0:
-            held_any = True
-    if held_any:
-        tally[T_STICKY_SPINS] += 1
-    forced = land_cells(tables.base[bet[B_CONFIG]], outcomes, held, work.window, work.shown)
-    if forced >= 0 and not check_forced(work.window, held, work.info, forced, tables.base_symbols, R_BASE_SYMBOL):
+    # The state starts with the held symbols (S_HELD is 0): the cells land around them in place.
+    forced = land_cells(tables.base[bet[B_CONFIG]], outcomes, state, work.window, work.shown)
+    if forced >= 0 and not check_forced(work.window, state, work.info, forced, tables.base_symbols, R_BASE_SYMBOL):
         return False, 0, 0
     events.emit_step(log, events.BASE, bet[B_CONFIG], 0, 0, work.window)
     win = shown_count_wins(tables.count, work.shown, 1, log)
     shown = work.shown
     bonus = shown[cash] + shown[mystery] + shown[rabbit]
     if bonus == 0:
-        return True, win, 0
-    window = work.window
+        return True, win, 0  # nothing was held either: held cells show bonus symbols
+    window, grid, values = work.window, work.grid, work.values
     volatility = bet[B_VOLATILITY]
+    held_any = False
     for cell in range(CELLS):
         symbol = window[cell // 4, cell % 4]
+        kept = state[S_HELD + cell]
+        held_any = held_any or kept >= 0
         grid[cell] = symbol if (symbol == cash or symbol == mystery or symbol == rabbit) else -1
-        if symbol == cash and held[cell] != cash:
-            values[cell] = cash_value(tables, outcomes, tables.base_cash, volatility)
-            events.emit(log, events.FEATURE, F_CASH, cell, values[cell])
+        values[cell] = 0
+        if symbol == cash:
+            if kept == cash:
+                values[cell] = state[S_VALUE + cell]
+            else:
+                values[cell] = cash_value(tables, outcomes, tables.base_cash, volatility)
+                events.emit(log, events.FEATURE, F_CASH, cell, values[cell])
+    if held_any:
+        tally[T_HELD_SPINS] += 1
     return True, win, bonus
 
 
 @kernel
 def carry(tables, state, work, log, tally):
-    """What a base spin that did not start the bonus game leaves for the next: every mystery
-    stays; 4 or 5 freshly landed CASH stay for one spin; held CASH leave."""
+    """What a base spin that showed bonus symbols but did not start the bonus game leaves for
+    the next: every mystery stays; 4 or 5 freshly landed CASH stay for one spin; held CASH
+    leave."""
     params = tables.params
     cash, mystery, rabbit = params[P_CASH], params[P_MYSTERY], params[P_RABBIT]
-    grid, held, values = work.grid, work.held, work.values
+    grid, values = work.grid, work.values
     fresh_cash = 0
     for cell in range(CELLS):
-        if grid[cell] == cash and held[cell] != cash:
+        if grid[cell] == cash and state[S_HELD + cell] != cash:
             fresh_cash += 1
     hold = params[P_HOLD_MIN] <= fresh_cash <= params[P_HOLD_MAX]
     for cell in range(CELLS):
         symbol = grid[cell]
+        was = state[S_HELD + cell]
         keep = -1
         if symbol == mystery or symbol == rabbit:
             keep = symbol
-            if held[cell] != symbol:
+            if was != symbol:
                 tally[T_MYSTERIES_STUCK] += 1
                 events.emit(log, events.FEATURE, F_STICKY, cell, symbol)
-        elif symbol == cash and hold and held[cell] != cash:
+        elif symbol == cash and hold and was != cash:
             keep = cash
         state[S_HELD + cell] = keep
         state[S_VALUE + cell] = values[cell] if keep == cash else 0
@@ -401,7 +402,7 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
             return events.REJECTED, 0
         clear_state(state)
         win += won
-    else:
+    elif bonus > 0:
         carry(tables, state, scratch, log, tally)
     if win > bet[B_MAX_WIN]:
         tally[T_CAPPED] += win - bet[B_MAX_WIN]

@@ -361,6 +361,6 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
         },
         "max_win_cap": -tally["capped"] / stake,
         "mysteries_stuck_per_round": tally["mysteries_stuck"] / rounds,
-        "rounds_with_stickies": tally["sticky_spins"] / rounds,
+        "rounds_starting_with_cells_held": tally["held_spins"] / rounds,
         "cash_held_frequency": tally["cash_held"] / rounds,
     }
