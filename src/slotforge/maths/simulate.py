@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events, rng
+from slotforge.engine.game import Operator
 from slotforge.engine.loop import TOTALS
-from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.games import load_game
 from slotforge.maths import stats
 
@@ -54,16 +54,21 @@ def chunk_stream(seed: int, chunk: int) -> np.ndarray:
 
 
 def simulate_chunk(
-    code: str, seed: int, chunk: int, rounds: int, model: str | None = None, bet: dict | None = None
+    code: str, seed: int, chunk: int, rounds: int, model: str | None = None, bet: dict | None = None,
+    strategy: str | None = None,
 ) -> Partial:
-    """Play chunk ``chunk`` of a simulation (``rounds`` rounds) in this process."""
+    """Play chunk ``chunk`` of a simulation (``rounds`` rounds) in this process: one player's
+    session at one bet, carrying its state from round to round, its decisions answered by
+    ``strategy`` (the game's default when None), under the default operator settings."""
     game = load_game(code, Path(model) if model else None)
-    bet = game.parse_bet(bet) if bet else game.simulation_bet()
-    outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, max(1, len(game.draw_names)))
-    tally = np.zeros(len(game.tally_names), dtype=np.int64)
+    played = game.parse_bet(bet) if bet else game.simulation_bet()
+    outcomes = game.outcomes(chunk_stream(seed, chunk), strategy=game.strategy_index(strategy))
+    state = game.state_array({}, played)
+    tally = np.zeros(max(1, len(game.tally_names)), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
     squares = game.simulate_rounds(
-        game.tables, game.bet_arguments(bet, None), outcomes, events.off(), game.scratch(), rounds, tally, totals
+        game.tables, game.bet_arguments(played, Operator()), state, outcomes, events.off(), game.scratch(),
+        rounds, tally, totals,
     )
     return Partial(int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]), float(squares), tally)
 
@@ -93,10 +98,12 @@ def simulate(
     chunk: int = CHUNK,
     model: Path | None = None,
     bet: dict[str, Any] | None = None,
+    strategy: str | None = None,
 ) -> dict[str, Any]:
     """Simulate ``rounds`` rounds of game ``code``; Ctrl-C stops early and reports what ran.
 
-    ``bet`` is the game's bet fields (the model's defaults when omitted).
+    ``bet`` is the game's bet fields (the model's defaults when omitted); ``strategy`` names
+    the game's strategy answering its decisions (its default when omitted).
     """
     if rounds < 1:
         raise ValueError(f"rounds: expected a positive number of rounds, got {rounds}")
@@ -105,7 +112,8 @@ def simulate(
     game = load_game(code, model)
     model_path = str(model) if model else None
     played = game.parse_bet(bet) if bet else game.simulation_bet()
-    tasks = [(code, seed, i, size, model_path, bet) for i, size in enumerate(plan(rounds, chunk))]
+    game.strategy_index(strategy)
+    tasks = [(code, seed, i, size, model_path, bet, strategy) for i, size in enumerate(plan(rounds, chunk))]
     total = Partial()
     interrupted = False
     started = time.perf_counter()
@@ -119,7 +127,7 @@ def simulate(
             interrupted = True
     else:
         # Compile (or load from cache) once here so the workers start from the cache.
-        simulate_chunk(code, seed, 0, 1, model_path, bet)
+        simulate_chunk(code, seed, 0, 1, model_path, bet, strategy)
         context = mp.get_context("fork" if os.name == "posix" else "spawn")
         pool = context.Pool(workers, initializer=_ignore_sigint)
         try:
@@ -134,7 +142,9 @@ def simulate(
         finally:
             pool.join()
     elapsed = time.perf_counter() - started
-    return report(game, played, total, elapsed, seed, workers, interrupted)
+    result = report(game, played, total, elapsed, seed, workers, interrupted)
+    result["strategy"] = game.strategies[game.strategy_index(strategy)] if game.strategies else None
+    return result
 
 
 def report(
