@@ -101,6 +101,10 @@ class LineGameSpec(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> LineGameSpec:
+        try:
+            paylines(self.paylines)
+        except ModelError as error:
+            raise ValueError(str(error)) from error
         codes = [s.code for s in self.symbols]
         known = set(codes)
         if len(known) != len(codes):
@@ -198,22 +202,43 @@ def fingerprint(raw: dict[str, Any]) -> str:
 
 
 def describe_error(path: str, error: ValidationError) -> str:
-    """One line per problem: file, dotted field, what was expected."""
+    """One line per problem: file, dotted field, what was expected.
+
+    A check of the whole model names its own field in its message, so it is shown as is
+    (without pydantic's "(top level): Value error," framing).
+    """
     lines = []
     for problem in error.errors():
-        field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
-        lines.append(f"{path}: {field}: {problem['msg']}")
+        field = ".".join(str(part) for part in problem["loc"])
+        message = problem["msg"].removeprefix("Value error, ")
+        lines.append(f"{path}: {field}: {message}" if field else f"{path}: {message}")
     return "\n".join(lines)
 
 
-def load_json(path: str | Path) -> dict[str, Any]:
-    """Read a model file, turning a syntax error into a ModelError naming the file."""
+def read_json_file(path: str | Path, what: str) -> Any:
+    """The JSON content of a file; a missing, unreadable or malformed one is a ``ValueError``
+    naming the file (``what`` says what kind of file was expected: "model", "script", ...)."""
     try:
-        return json.loads(Path(path).read_text())
+        text = Path(path).read_text()
     except FileNotFoundError as error:
-        raise ModelError(f"{path}: no such model file") from error
+        raise ValueError(f"{path}: no such {what} file") from error
+    except IsADirectoryError as error:
+        raise ValueError(f"{path}: is a folder; expected a {what} file") from error
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not text"
+        raise ValueError(f"{path}: cannot read the {what} file ({reason})") from error
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ModelError(f"{path}: line {error.lineno}: not valid JSON ({error.msg})") from error
+        raise ValueError(f"{path}: line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from error
+
+
+def load_json(path: str | Path) -> dict[str, Any]:
+    """Read a model file, turning any problem into a ModelError naming the file."""
+    try:
+        return read_json_file(path, "model")
+    except ValueError as error:
+        raise ModelError(str(error)) from error
 
 
 def validate(schema: type[BaseModel], raw: Any, path: str, prefix: str = "") -> Any:

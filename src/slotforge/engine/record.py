@@ -127,3 +127,18 @@ def build_record(game: Game, bet: Bet, log: np.ndarray, status: int, win_units: 
         "awaiting": builder.awaiting,
         "steps": builder.steps,
     }
+
+
+def differences(recorded: Any, replayed: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Where two records differ, in document order: (dotted path, recorded value, replayed value)."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        found = []
+        for key in list(recorded) + [k for k in replayed if k not in recorded]:
+            found += differences(recorded.get(key), replayed.get(key), f"{path}.{key}" if path else str(key))
+        return found
+    if isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed):
+        found = []
+        for index, (a, b) in enumerate(zip(recorded, replayed, strict=True)):
+            found += differences(a, b, f"{path}[{index}]")
+        return found
+    return [] if recorded == replayed else [(path, recorded, replayed)]

@@ -192,7 +192,13 @@ class Dynasty(Game):
 
     # -- maths ------------------------------------------------------------------------------
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        """The RTP by combinatorics (base game) and closed form (retriggering free spins)."""
+        """The RTP by combinatorics (base game) and closed form (retriggering free spins).
+
+        It is the same at every bet: reels are independent with uniform stops, so every payline
+        has the same expected win, and scatters pay on the total bet. ``options.bet`` is checked
+        and named in the report; nothing is simulated.
+        """
+        bet = self.parse_bet(options.bet)
         symbols = len(self.spec.symbols)
         fs = self.features.free_spins
         base = exact.screen_maths(self.tables.pay, self.tables.base, symbols)
@@ -210,6 +216,7 @@ class Dynasty(Game):
             "game": self.code,
             "model": self.model_id,
             "method": "exact",
+            "bet": bet.as_json(),
             "rtp": sum(parts.values()),
             "parts": parts,
             "published_rtp": float(self.spec.rtp),

@@ -630,4 +630,4 @@ class GoldenGrimoire(Game):
         """Exact base game; free spins simulated from the trigger with a 99% interval."""
         from slotforge.games.golden_grimoire.maths import rtp_report
 
-        return rtp_report(self)
+        return rtp_report(self, options)
