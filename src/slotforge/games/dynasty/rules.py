@@ -196,9 +196,11 @@ class Dynasty(Game):
 
         It is the same at every bet: reels are independent with uniform stops, so every payline
         has the same expected win, and scatters pay on the total bet. ``options.bet`` is checked
-        and named in the report; nothing is simulated.
+        and named in the report; nothing is simulated. Every gamble strategy has this RTP: the
+        card gamble pays exactly what it stakes on average.
         """
         bet = self.parse_bet(options.bet)
+        strategy = self.strategies[self.strategy_index(options.strategy)]
         symbols = len(self.spec.symbols)
         fs = self.features.free_spins
         base = exact.screen_maths(self.tables.pay, self.tables.base, symbols)
@@ -217,9 +219,11 @@ class Dynasty(Game):
             "model": self.model_id,
             "method": "exact",
             "bet": bet.as_json(),
+            "strategy": strategy,
             "rtp": sum(parts.values()),
             "parts": parts,
             "published_rtp": float(self.spec.rtp),
+            "gamble": "a fair gamble: every strategy returns what it stakes, so the RTP is the same for all",
             "free_spins_frequency": trigger,
             "free_spins_per_trigger": spins,
             "retrigger_chance_per_free_spin": retrigger,
