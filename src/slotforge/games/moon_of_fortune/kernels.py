@@ -24,7 +24,8 @@ from slotforge.engine import events
 from slotforge.engine.evaluate import CountTable, shown_count_wins
 from slotforge.engine.gamble import pick_gamble
 from slotforge.engine.jit import entry, kernel, loop
-from slotforge.engine.outcomes import draw_weighted, reset
+from slotforge.engine.loop import run_rounds
+from slotforge.engine.outcomes import draw_weighted
 from slotforge.engine.spin import land_cells
 
 CELLS = 16
@@ -418,23 +419,4 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
 def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """The simulator's loop compiled around this game's round: a session at one configuration,
     the carried state passed from round to round."""
-    win_sum = 0
-    hits = 0
-    top = totals[3]
-    squares = 0.0
-    status = 0
-    for _ in range(rounds):
-        reset(outcomes)
-        status, win = play_round(tables, bet, state, outcomes, log, scratch, tally)
-        win_sum += win
-        squares += float(win) * float(win)
-        if win > 0:
-            hits += 1
-            if win > top:
-                top = win
-    totals[0] += rounds
-    totals[1] += win_sum
-    totals[2] += hits
-    totals[3] = top
-    totals[4] = status
-    return squares
+    return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)

@@ -32,9 +32,8 @@ import numpy as np
 
 from slotforge.engine import events
 from slotforge.engine.bet import Bet
-from slotforge.engine.game import RtpOptions
+from slotforge.engine.game import Operator, RtpOptions
 from slotforge.engine.loop import TOTALS
-from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.engine.rng import xoshiro_stream
 from slotforge.games.moon_of_fortune import kernels as k
 from slotforge.maths import stats
@@ -299,13 +298,13 @@ def stationary_distribution(move: np.ndarray) -> np.ndarray:
 
 
 # -- simulation ----------------------------------------------------------------------------------
-def simulate_session(game, bet: Bet, rounds: int, seed: int = 1) -> dict[str, Any]:
+def simulate_session(game, bet: Bet, rounds: int, seed: int = 1, strategy: str | None = None) -> dict[str, Any]:
     """A player's session of ``rounds`` rounds at one configuration, stickies carried."""
-    outcomes = simulation_outcomes(xoshiro_stream([seed, 0]), game.grid, len(game.draw_names))
+    outcomes = game.outcomes(xoshiro_stream([seed, 0]), strategy=game.strategy_index(strategy))
     tally = np.zeros(len(k.TALLY), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
-    squares = game.simulate_rounds(game.tables, game.bet_arguments(bet, None), k.empty_state(), outcomes,
-                                   events.off(), game.scratch(), rounds, tally, totals)
+    squares = game.simulate_rounds(game.tables, game.bet_arguments(bet, Operator()), game.state_array({}, bet),
+                                   outcomes, events.off(), game.scratch(), rounds, tally, totals)
     summary = stats.summarise(int(totals[0]), int(totals[1]), float(squares), bet.total_units)
     return {"rounds": rounds, **summary, "tally": dict(zip(k.TALLY, (int(x) for x in tally), strict=True))}
 

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from slotforge.engine import events, gamble, loop
+from slotforge.engine import gamble
 from slotforge.engine.bet import Bet, BetError, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_cells, compile_count_table
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, RunResult, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.model import Choice, ModelError, Strict
 from slotforge.games.moon_of_fortune import kernels as k
 from slotforge.games.moon_of_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -116,8 +116,8 @@ class MoonOfFortune(Game):
     code = "moon-of-fortune"
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("cash_value", "mystery", "rabbit_mystery", "collector_multiplier", "gamble")
-    choice_names = gamble.PICK_NAMES
     decisions = (Decision("gamble", gamble.PICK_NAMES),)
+    strategies = gamble.PICK_STRATEGIES
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -206,16 +206,19 @@ class MoonOfFortune(Game):
         """The index of a bet's (Chance Level, Volatility Level) among the compiled ones."""
         return self.configurations.index((bet.fields["chance_level"], bet.fields["volatility"]))
 
-    def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:
-        """The round function's bet array; no operator means simulation (gamble off)."""
+    def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
+        """The round function's bet array: the configuration, the stake, the most a round pays
+        and the operator's cap on a doubled win, in units."""
         arguments = np.zeros(k.BET_ARGUMENTS, dtype=np.int64)
         arguments[k.B_CONFIG] = self.configuration(bet)
         arguments[k.B_VOLATILITY] = VOLATILITY_LEVELS.index(bet.fields["volatility"])
         arguments[k.B_STAKE_UNITS] = bet.total_units
         arguments[k.B_MAX_WIN] = self.features.max_win * UNITS_PER_BET
-        if operator is not None:
-            arguments[k.B_GAMBLE_LIMIT] = int(self.operator_cap(operator) // bet.coin_value)
+        arguments[k.B_GAMBLE_LIMIT] = int(self.operator_cap(operator) // bet.coin_value)
         return arguments
+
+    def describe_strategy(self, name: str) -> str:
+        return {"collect": "always take the win", "always_sun": "pick SUN whenever a gamble is offered"}[name]
 
     def operator_cap(self, operator: Operator) -> Decimal:
         """The operator's cap on a doubled win: its own setting, else the model's default."""
@@ -271,21 +274,11 @@ class MoonOfFortune(Game):
         return updated
 
     # -- rounds -----------------------------------------------------------------------------
-    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
-        array = self.state_array(state, bet)
-        work = self.scratch()
-        tally = np.zeros(len(k.TALLY), dtype=np.int64)
-        totals = np.zeros(loop.TOTALS, dtype=np.int64)
-        self.simulate_rounds(self.tables, self.bet_arguments(bet, operator), array, outcomes, log, work, 1, tally,
-                             totals)
-        status, win = int(totals[loop.LAST_STATUS]), int(totals[loop.WIN_UNITS])
-        if status == events.REJECTED and work.info[k.I_REASON]:
-            raise ScriptError(self.refusal(work.info))
-        return RunResult(status, win, state=self.updated_state(state, bet, array))
-
-    def refusal(self, info: np.ndarray) -> str:
+    def refusal(self, scratch: k.Work) -> str | None:
         """Why a scripted screen cannot be played, naming the script field."""
-        reason, screen, cell, symbol, expected = (int(x) for x in info[:5])
+        reason, screen, cell, symbol, expected = (int(x) for x in scratch.info[:5])
+        if not reason:
+            return None
         where = f"screens[{screen}][{cell // 4}][{cell % 4}]"
         code = self.codes[symbol]
         if reason == k.R_HELD_CELL:
