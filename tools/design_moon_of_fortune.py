@@ -87,10 +87,12 @@ VOLATILITY = {
 }
 
 
-def base_weights(bonus_weight: int) -> dict[str, int]:
-    """A base cell's weights with ``bonus_weight`` of the total on the bonus symbols."""
+def base_weights(bonus_weight: int, cash_shift: int = 0) -> dict[str, int]:
+    """A base cell's weights with ``bonus_weight`` of the total on the bonus symbols, CASH moved
+    by ``cash_shift`` (the fine tuning: MYSTERY and RABBIT_MYSTERY weigh far more per unit)."""
     split = sum(BONUS_SPLIT.values())
     weights = {code: bonus_weight * share // split for code, share in BONUS_SPLIT.items()}
+    weights["CASH"] += cash_shift
     paying_total = WEIGHT_TOTAL - sum(weights.values())
     shares = sum(PAYING.values())
     for code, share in PAYING.items():
@@ -99,15 +101,15 @@ def base_weights(bonus_weight: int) -> dict[str, int]:
     return weights
 
 
-def model(bonus_weights: dict[tuple[int, str], int]) -> dict:
-    """The model file for a bonus weight per configuration."""
+def model(bonus_weights: dict[tuple[int, str], tuple[int, int]]) -> dict:
+    """The model file for a (bonus weight, CASH shift) per configuration."""
     symbols = [{"code": c, "kind": "wild"} for c in ("WILD",)]
     symbols += [{"code": c, "kind": "high"} for c in ("LANTERN", "MOONCAKE", "FAN", "TEAPOT")]
     symbols += [{"code": c, "kind": "low"} for c in ("ACE", "KING", "QUEEN", "JACK")]
     symbols += [{"code": c, "kind": "bonus"} for c in ("CASH", "MINI", "MINOR", "MAJOR", "COLLECTOR")]
     symbols += [{"code": c, "kind": "mystery"} for c in ("MYSTERY", "RABBIT_MYSTERY")]
     symbols += [{"code": "BLANK", "kind": "special"}]
-    cell_weights = {f"base_x{n}_{v}": [base_weights(w)] for (n, v), w in bonus_weights.items()}
+    cell_weights = {f"base_x{n}_{v}": [base_weights(*w)] for (n, v), w in bonus_weights.items()}
     for level in VOLATILITY_LEVELS:
         cell_weights[f"bonus_{level}"] = [{c: w for c, w in VOLATILITY[level]["bonus"].items() if w > 0}]
     return {
@@ -158,17 +160,23 @@ def load(raw: dict) -> MoonOfFortune:
     return MoonOfFortune(Path(handle.name))
 
 
-def solve(weights: dict[tuple[int, str], int], config: tuple[int, str]) -> int:
-    """The bonus weight of ``config`` whose exact RTP is closest to the target (bisection:
-    the RTP rises with the bonus weight)."""
+def rtp_of(weights: dict, config: tuple[int, str], choice: tuple[int, int]) -> float:
+    return base_chain(load(model({**weights, config: choice})), *config).rtp
+
+
+def solve(weights: dict[tuple[int, str], tuple[int, int]], config: tuple[int, str]) -> tuple[int, int]:
+    """The (bonus weight, CASH shift) of ``config`` whose exact RTP is closest to the target:
+    bisection on the bonus weight (the RTP rises with it), then on the CASH shift."""
     low, high = 1_000, 400_000
     while high - low > 1:
         middle = (low + high) // 2
-        trial = {**weights, config: middle}
-        rtp = base_chain(load(model(trial)), *config).rtp
-        low, high = (middle, high) if rtp < TARGET else (low, middle)
-    best = min((low, high), key=lambda w: abs(base_chain(load(model({**weights, config: w})), *config).rtp - TARGET))
-    return best
+        low, high = (middle, high) if rtp_of(weights, config, (middle, 0)) < TARGET else (low, middle)
+    shift_low, shift_high = -2_000, 2_000
+    while shift_high - shift_low > 1:
+        middle = (shift_low + shift_high) // 2
+        below = rtp_of(weights, config, (low, middle)) < TARGET
+        shift_low, shift_high = (middle, shift_high) if below else (shift_low, middle)
+    return min(((low, shift_low), (low, shift_high)), key=lambda c: abs(rtp_of(weights, config, c) - TARGET))
 
 
 def main() -> None:
@@ -176,7 +184,7 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true", help="print the figures, do not write the model")
     args = parser.parse_args()
     configs = [(n, v) for n in CHANCE_LEVELS for v in VOLATILITY_LEVELS]
-    weights = dict.fromkeys(configs, 60_000)
+    weights = dict.fromkeys(configs, (60_000, 0))
     for config in configs:
         weights[config] = solve(weights, config)
     game = load(model(weights))
@@ -184,7 +192,7 @@ def main() -> None:
     for n, v in configs:
         chain = base_chain(game, n, v)
         triggers[n, v] = chain.trigger
-        print(f"x{n} {v:8} bonus weight {weights[n, v]:>7}  RTP {chain.rtp:.6f}  bonus 1 in {1 / chain.trigger:7.1f}"
+        print(f"x{n} {v:8} bonus weight {weights[n, v][0]:>7} {weights[n, v][1]:+5}  RTP {chain.rtp:.6f}  bonus 1 in {1 / chain.trigger:7.1f}"
               f"  count wins {chain.parts['count_wins']:.4f}")
     for n, v in configs:
         if triggers[n, v] < n * triggers[1, v]:
