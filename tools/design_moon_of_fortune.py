@@ -192,7 +192,9 @@ def main() -> None:
     for n, v in configs:
         chain = base_chain(game, n, v)
         triggers[n, v] = chain.trigger
-        print(f"x{n} {v:8} bonus weight {weights[n, v][0]:>7} {weights[n, v][1]:+5}  RTP {chain.rtp:.6f}  bonus 1 in {1 / chain.trigger:7.1f}"
+        bonus_weight, cash_shift = weights[n, v]
+        print(f"x{n} {v:8} bonus weight {bonus_weight:>7} {cash_shift:+5}  RTP {chain.rtp:.6f}  "
+              f"bonus 1 in {1 / chain.trigger:7.1f}"
               f"  count wins {chain.parts['count_wins']:.4f}")
     for n, v in configs:
         if triggers[n, v] < n * triggers[1, v]:

@@ -51,10 +51,8 @@ class CountTable(NamedTuple):
 
 
 class CellSet(NamedTuple):
-    """Independent reels of one cell each: every cell draws its symbol from its own weights.
-
-    Each cell's symbols are listed by falling weight, so the search of a draw ends early.
-    """
+    """Independent reels of one cell each: every cell draws its symbol from its own weights
+    (each cell's symbols listed by falling weight)."""
 
     symbols: np.ndarray  # int64[cells, k]: the symbols a cell can show, heaviest first
     cumulative: np.ndarray  # int64[cells, k]: running sums of their weights (padding repeats the total)
@@ -258,12 +256,17 @@ def pay_best(best, symbol, count, multiplier, log):
 
 @kernel
 def draw_cell(cells, cell, stream):
-    """The symbol an independent reel of one cell shows: a weighted draw on its weights."""
-    cumulative = cells.cumulative[cell]
-    pick = bounded(stream, cumulative[cumulative.shape[0] - 1])
+    """The symbol an independent reel of one cell shows: a weighted draw on its weights.
+
+    The drawn index is the number of running sums at or below the pick, counted without a
+    branch: a search that stops early mispredicts on most cells and costs twice as much.
+    """
+    cumulative = cells.cumulative
+    width = cumulative.shape[1]
+    pick = bounded(stream, cumulative[cell, width - 1])
     index = 0
-    while cumulative[index] <= pick:
-        index += 1
+    for i in range(width):
+        index += cumulative[cell, i] <= pick
     return cells.symbols[cell, index]
 
 

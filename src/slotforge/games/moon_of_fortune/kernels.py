@@ -30,10 +30,13 @@ from slotforge.engine.spin import land_cells
 
 CELLS = 16
 
-# Carried state: the symbol held in each cell, then the value of each held CASH.
+# Carried state: the symbol held in each cell, the value of each held CASH, and how many cells
+# and CASH are held (so that a spin landing no bonus symbol leaves the state untouched cheaply).
 S_HELD = 0
 S_VALUE = CELLS
-STATE_SIZE = 2 * CELLS
+S_HELD_COUNT = 2 * CELLS
+S_CASH_COUNT = 2 * CELLS + 1
+STATE_SIZE = 2 * CELLS + 2
 
 # params indexes: symbol ids, then rule numbers (values in units).
 (P_WILD, P_CASH, P_MYSTERY, P_RABBIT, P_MINI, P_MINOR, P_MAJOR, P_COLLECTOR, P_BLANK,
@@ -165,28 +168,29 @@ def cash_value(tables, outcomes, weights, volatility):
 def base_spin(tables, bet, state, outcomes, log, work, tally):
     """Land and pay one base-game screen, the held cells standing.
 
-    Returns (ok, count win units, bonus symbols shown). When bonus symbols show, the grid of
-    bonus symbols and the CASH values are left in ``work.grid`` and ``work.values``.
+    Returns (ok, count win units, bonus symbols shown, changed). ``changed`` says that bonus
+    symbols landed or held CASH leave; then the grid of bonus symbols and the CASH values are
+    in ``work.grid`` and ``work.values``.
     """
     params = tables.params
     cash, mystery, rabbit = params[P_CASH], params[P_MYSTERY], params[P_RABBIT]
     # The state starts with the held symbols (S_HELD is 0): the cells land around them in place.
     forced = land_cells(tables.base[bet[B_CONFIG]], outcomes, state, work.window, work.shown)
     if forced >= 0 and not check_forced(work.window, state, work.info, forced, tables.base_symbols, R_BASE_SYMBOL):
-        return False, 0, 0
+        return False, 0, 0, False
     events.emit_step(log, events.BASE, bet[B_CONFIG], 0, 0, work.window)
     win = shown_count_wins(tables.count, work.shown, 1, log)
     shown = work.shown
     bonus = shown[cash] + shown[mystery] + shown[rabbit]
-    if bonus == 0:
-        return True, win, 0  # nothing was held either: held cells show bonus symbols
+    if state[S_HELD_COUNT] > 0:
+        tally[T_HELD_SPINS] += 1
+    if bonus == state[S_HELD_COUNT] and state[S_CASH_COUNT] == 0:
+        return True, win, bonus, False  # nothing landed and no held CASH leaves: the state stands
     window, grid, values = work.window, work.grid, work.values
     volatility = bet[B_VOLATILITY]
-    held_any = False
     for cell in range(CELLS):
         symbol = window[cell // 4, cell % 4]
         kept = state[S_HELD + cell]
-        held_any = held_any or kept >= 0
         grid[cell] = symbol if (symbol == cash or symbol == mystery or symbol == rabbit) else -1
         values[cell] = 0
         if symbol == cash:
@@ -195,9 +199,7 @@ def base_spin(tables, bet, state, outcomes, log, work, tally):
             else:
                 values[cell] = cash_value(tables, outcomes, tables.base_cash, volatility)
                 events.emit(log, events.FEATURE, F_CASH, cell, values[cell])
-    if held_any:
-        tally[T_HELD_SPINS] += 1
-    return True, win, bonus
+    return True, win, bonus, True
 
 
 @kernel
@@ -213,6 +215,7 @@ def carry(tables, state, work, log, tally):
         if grid[cell] == cash and state[S_HELD + cell] != cash:
             fresh_cash += 1
     hold = params[P_HOLD_MIN] <= fresh_cash <= params[P_HOLD_MAX]
+    held_count = 0
     for cell in range(CELLS):
         symbol = grid[cell]
         was = state[S_HELD + cell]
@@ -226,6 +229,9 @@ def carry(tables, state, work, log, tally):
             keep = cash
         state[S_HELD + cell] = keep
         state[S_VALUE + cell] = values[cell] if keep == cash else 0
+        held_count += keep >= 0
+    state[S_HELD_COUNT] = held_count
+    state[S_CASH_COUNT] = fresh_cash if hold else 0
     if hold:
         tally[T_CASH_HELD] += 1
         events.emit(log, events.FEATURE, F_CASH_HELD, fresh_cash)
@@ -237,6 +243,8 @@ def clear_state(state):
     for cell in range(CELLS):
         state[S_HELD + cell] = -1
         state[S_VALUE + cell] = 0
+    state[S_HELD_COUNT] = 0
+    state[S_CASH_COUNT] = 0
 
 
 # -- Hold the Jackpot ------------------------------------------------------------------------
@@ -392,7 +400,7 @@ def hold_the_jackpot(tables, bet, outcomes, log, work, tally):
 @kernel
 def play_round(tables, bet, state, outcomes, log, scratch, tally):
     """One complete Moon of Fortune round; returns (status, win units)."""
-    ok, win, bonus = base_spin(tables, bet, state, outcomes, log, scratch, tally)
+    ok, win, bonus, changed = base_spin(tables, bet, state, outcomes, log, scratch, tally)
     if not ok:
         return events.REJECTED, 0
     tally[T_BASE_WIN] += win
@@ -403,7 +411,7 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
             return events.REJECTED, 0
         clear_state(state)
         win += won
-    elif bonus > 0:
+    elif changed:
         carry(tables, state, scratch, log, tally)
     if win > bet[B_MAX_WIN]:
         tally[T_CAPPED] += win - bet[B_MAX_WIN]

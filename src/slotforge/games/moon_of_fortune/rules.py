@@ -240,6 +240,9 @@ class MoonOfFortune(Game):
         held = entry.get("held", []) if isinstance(entry, dict) else None
         if not isinstance(held, list):
             raise ScriptError(f"state.{key}: expected {{\"held\": [{{\"cell\": 0-15, \"symbol\": ...}}]}}")
+        if len(held) >= self.features.trigger:
+            raise ScriptError(f"state.{key}.held: at most {self.features.trigger - 1} cells are held "
+                              f"({self.features.trigger} bonus symbols start the bonus game), got {len(held)}")
         for n, item in enumerate(held):
             where = f"state.{key}.held[{n}]"
             cell = item.get("cell") if isinstance(item, dict) else None
@@ -248,8 +251,12 @@ class MoonOfFortune(Game):
             symbol = item.get("symbol")
             if symbol not in HELD_SYMBOLS:
                 raise ScriptError(f"{where}.symbol: expected one of {list(HELD_SYMBOLS)}, got {symbol!r}")
+            if array[k.S_HELD + cell] >= 0:
+                raise ScriptError(f"{where}.cell: cell {cell} is held twice")
             array[k.S_HELD + cell] = self.spec.symbol_id(symbol)
+            array[k.S_HELD_COUNT] += 1
             if symbol == "CASH":
+                array[k.S_CASH_COUNT] += 1
                 value = item.get("value")
                 if isinstance(value, bool) or value not in self.features.cash_values:
                     raise ScriptError(f"{where}.value: expected a CASH value x bet, one of "
