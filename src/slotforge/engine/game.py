@@ -211,6 +211,10 @@ class Game(ABC):
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
 
+    def par_sections(self) -> list[str]:
+        """Markdown the game adds to its PAR sheet (figures per configuration, ...)."""
+        return []
+
     def parse_draw(self, name: str, raw: Any) -> int:
         """A scripted draw value as the integer the round function uses."""
         raise ScriptError(f"draws.{name}: not a draw of {self.code}; expected one of {list(self.draw_names)}")

@@ -32,6 +32,7 @@ SHIPPED = {
     "dynasty": SheetRun(rounds=200_000_000, seed=1),
     "golden-grimoire": SheetRun(rounds=200_000_000, seed=1),
     "divine-fortune": SheetRun(rounds=50_000_000, seed=1),
+    "moon-of-fortune": SheetRun(rounds=20_000_000, seed=1),
 }
 
 # Figures that describe a run rather than the maths; a sheet leaves them out.
@@ -141,16 +142,31 @@ def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any]) -> st
         "",
         *rtp_section(rtp),
         *simulation_section(simulation),
-        "## Paytable: line pays (coins per coin bet on the line)",
-        "",
-        *pays_table(spec.line_pays),
-        "",
+        *game.par_sections(),
     ]
+    if spec.line_pays:
+        lines += ["## Paytable: line pays (coins per coin bet on the line)", "", *pays_table(spec.line_pays), ""]
     if spec.scatter_pays:
         lines += ["## Scatter pays (x total bet, anywhere on the screen)", "", *pays_table(spec.scatter_pays), ""]
     if spec.count_pays:
         lines += ["## Count pays (anywhere on the screen)", "", *pays_table(spec.count_pays), ""]
-    lines += [f"## Paylines ({spec.paylines})", "", *payline_table(game), ""]
+    if spec.paylines:
+        lines += [f"## Paylines ({spec.paylines})", "", *payline_table(game), ""]
     for mode in spec.reels:
         lines += [f"## Reel strips: {mode}", "", *strip_table(game, mode), ""]
+    if spec.cell_weights:
+        lines += ["## Cell weights (every cell, by mode)", "", *cell_weights_table(game), ""]
     return "\n".join(lines)
+
+
+def cell_weights_table(game: Game) -> list[str]:
+    """Independent reels: each mode's symbol weights (of cell 1; per-cell tables noted)."""
+    modes = game.spec.cell_weights
+    lines = ["| symbol | " + " | ".join(modes) + " |", "|---" * (len(modes) + 1) + "|"]
+    for code in game.codes:
+        if any(code in tables[0] for tables in modes.values()):
+            lines.append(f"| {code} | " + " | ".join(str(t[0].get(code, 0)) for t in modes.values()) + " |")
+    lines.append("| **total** | " + " | ".join(str(sum(t[0].values())) for t in modes.values()) + " |")
+    if any(len(t) > 1 for t in modes.values()):
+        lines += ["", "Modes with one table per cell show cell 1's."]
+    return lines

@@ -78,10 +78,12 @@ TALLY = (
     "base_win", "cash", "collector", "mini", "minor", "major", "grand", "capped",
     "bonus_games", "bonus_spins", "bonus_cells", "mysteries_stuck", "cash_held", "held_spins",
     "mini_count", "minor_count", "major_count", "collector_count", "gambles",
+    *(f"wins_{name}" for name in ("0", "up_to_1", "1_to_5", "5_to_20", "20_to_100", "100_to_500", "over_500")),
 )
 (T_BASE_WIN, T_CASH, T_COLLECTOR, T_MINI, T_MINOR, T_MAJOR, T_GRAND, T_CAPPED,
  T_BONUS_GAMES, T_BONUS_SPINS, T_BONUS_CELLS, T_MYSTERIES_STUCK, T_CASH_HELD, T_HELD_SPINS,
  T_MINI_COUNT, T_MINOR_COUNT, T_MAJOR_COUNT, T_COLLECTOR_COUNT, T_GAMBLES) = range(19)
+T_WINS = 19  # + the size class of a round's win, x stake: 0, <= 1, <= 5, <= 20, <= 100, <= 500, more
 
 
 class Tables(NamedTuple):
@@ -398,6 +400,24 @@ def hold_the_jackpot(tables, bet, outcomes, log, work, tally):
 
 # -- the round -------------------------------------------------------------------------------
 @kernel
+def win_class(win, stake):
+    """The size class of a win (for the win distribution the simulator reports)."""
+    if win == 0:
+        return 0
+    if win <= stake:
+        return 1
+    if win <= 5 * stake:
+        return 2
+    if win <= 20 * stake:
+        return 3
+    if win <= 100 * stake:
+        return 4
+    if win <= 500 * stake:
+        return 5
+    return 6
+
+
+@kernel
 def play_round(tables, bet, state, outcomes, log, scratch, tally):
     """One complete Moon of Fortune round; returns (status, win units)."""
     ok, win, bonus, changed = base_spin(tables, bet, state, outcomes, log, scratch, tally)
@@ -417,6 +437,7 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
         tally[T_CAPPED] += win - bet[B_MAX_WIN]
         events.emit(log, events.FEATURE, F_CAPPED, win, bet[B_MAX_WIN])
         win = bet[B_MAX_WIN]
+    tally[T_WINS + win_class(win, bet[B_STAKE_UNITS])] += 1
     return pick_gamble(
         outcomes, log, win, min(bet[B_MAX_WIN], bet[B_GAMBLE_LIMIT]), tables.params[P_MAX_GAMBLES],
         DECISION_GAMBLE, DRAW_GAMBLE,

@@ -362,4 +362,45 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
         "mysteries_stuck_per_round": tally["mysteries_stuck"] / rounds,
         "rounds_starting_with_cells_held": tally["held_spins"] / rounds,
         "cash_held_frequency": tally["cash_held"] / rounds,
+        "win_distribution": {name[5:]: tally[name] / rounds for name in k.TALLY if name.startswith("wins_")},
     }
+
+
+def par_sections(game, rounds: int = 2_000_000, seed: int = 1) -> list[str]:
+    """The PAR sheet's figures per configuration: the exact RTP and its parts, the bonus game's
+    frequency, how stickies persist; and per Volatility Level (at Chance Level off) the spread
+    and the distribution of round wins from a simulated session of ``rounds`` rounds."""
+    lines = [
+        "## Every configuration (exact)",
+        "",
+        "RTP and parts in percent of the stake; the bonus game's frequency per spin; stickies: the",
+        "mean number of MYSTERY and RABBIT_MYSTERY standing on the grid per spin and the share of",
+        "spins with at least one.",
+        "",
+        "| Chance Level | Volatility | RTP | count wins | CASH | COLLECTOR | MINI | MINOR | MAJOR | GRAND | "
+        "bonus game | stickies per spin | spins with stickies |",
+        "|---" * 13 + "|",
+    ]
+    for chance, volatility in game.configurations:
+        chain = base_chain(game, chance, volatility)
+        parts = " | ".join(f"{chain.parts[p] * 100:.3f}%" for p in ("count_wins", *BONUS_PARTS))
+        lines.append(f"| x{chance} | {volatility} | {chain.rtp * 100:.4f}% | {parts} | 1 in {1 / chain.trigger:.1f} | "
+                     f"{chain.sticky_mean:.2f} | {chain.sticky_share * 100:.1f}% |")
+    lines += [
+        "",
+        f"## Volatility Levels: spread and win distribution (Chance Level off, {rounds:,} rounds each, seed {seed})",
+        "",
+        "Round wins in multiples of the stake; shares of rounds.",
+        "",
+        "| Volatility | RTP (simulated, 99%) | std per round | no win | up to 1x | 1-5x | 5-20x | 20-100x | "
+        "100-500x | over 500x |",
+        "|---" * 10 + "|",
+    ]
+    for volatility in ("low", "standard", "high"):
+        bet = game.parse_bet({"volatility": volatility})
+        session = simulate_session(game, bet, rounds, seed)
+        shares = " | ".join(f"{session['tally'][name] / rounds * 100:.4f}%" for name in k.TALLY
+                            if name.startswith("wins_"))
+        lines.append(f"| {volatility} | {session['rtp'] * 100:.3f}% ± {session['ci99'] * 100:.3f} | "
+                     f"{session['std']:.2f} | {shares} |")
+    return [*lines, ""]

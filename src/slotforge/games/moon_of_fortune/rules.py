@@ -357,6 +357,11 @@ class MoonOfFortune(Game):
 
         return feature_report(self, tally, rounds, bet)
 
+    def par_sections(self) -> list[str]:
+        from slotforge.games.moon_of_fortune.maths import par_sections
+
+        return par_sections(self)
+
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         from slotforge.games.moon_of_fortune.maths import rtp_report
 
