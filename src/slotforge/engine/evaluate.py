@@ -197,7 +197,7 @@ def count_wins(table, counts, stops, multiplier, log):
     stand in for. ``counts`` is a per-stop table indexed ``[reel, stop, symbol]``."""
     total = 0
     best, best_symbol, best_count = 0, -1, 0
-    symbols, pays, counts_as = table.symbols, table.pays, table.counts_as
+    symbols, counts_as = table.symbols, table.counts_as
     for i in range(symbols.shape[0]):
         symbol = symbols[i]
         n = 0
@@ -207,13 +207,9 @@ def count_wins(table, counts, stops, multiplier, log):
                     n += counts[reel, stops[reel], cell]
         if table.needs_own and symbol_count(counts, stops, symbol) == 0:
             continue
-        pay = pays[symbol, n] * multiplier
-        if table.highest_only:
-            if pay > best:
-                best, best_symbol, best_count = pay, symbol, n
-        elif pay > 0:
-            total += pay
-            events.emit(log, events.COUNT_WIN, symbol, n, pay, multiplier)
+        total, best, best_symbol, best_count = add_count_win(
+            table, symbol, n, multiplier, log, total, best, best_symbol, best_count
+        )
     return total + pay_best(best, best_symbol, best_count, multiplier, log)
 
 
@@ -223,7 +219,7 @@ def shown_count_wins(table, shown, multiplier, log):
     the fast path of independent-reel grids, whose screens have no stops."""
     total = 0
     best, best_symbol, best_count = 0, -1, 0
-    symbols, pays, counts_as, stand_ins = table.symbols, table.pays, table.counts_as, table.stand_ins
+    symbols, counts_as, stand_ins = table.symbols, table.counts_as, table.stand_ins
     for i in range(symbols.shape[0]):
         symbol = symbols[i]
         if table.needs_own and shown[symbol] == 0:
@@ -232,14 +228,24 @@ def shown_count_wins(table, shown, multiplier, log):
         for j in range(stand_ins.shape[0]):
             if counts_as[stand_ins[j], symbol]:
                 n += shown[stand_ins[j]]
-        pay = pays[symbol, n] * multiplier
-        if table.highest_only:
-            if pay > best:
-                best, best_symbol, best_count = pay, symbol, n
-        elif pay > 0:
-            total += pay
-            events.emit(log, events.COUNT_WIN, symbol, n, pay, multiplier)
+        total, best, best_symbol, best_count = add_count_win(
+            table, symbol, n, multiplier, log, total, best, best_symbol, best_count
+        )
     return total + pay_best(best, best_symbol, best_count, multiplier, log)
+
+
+@kernel
+def add_count_win(table, symbol, n, multiplier, log, total, best, best_symbol, best_count):
+    """One symbol's count win: added to (and logged with) the total, or, when only the highest
+    win pays, kept if it beats the best so far. Returns the new (total, best, its symbol, count)."""
+    pay = table.pays[symbol, n] * multiplier
+    if table.highest_only:
+        if pay > best:
+            return total, pay, symbol, n
+    elif pay > 0:
+        events.emit(log, events.COUNT_WIN, symbol, n, pay, multiplier)
+        return total + pay, best, best_symbol, best_count
+    return total, best, best_symbol, best_count
 
 
 @kernel

@@ -61,30 +61,47 @@ def card_strategy(which, decision, offered, win):
 
 
 @kernel
+def card_result(outcomes, card_draw, choice, win):
+    """Draw a card for a guess: (card, the win it leaves)."""
+    card = draw(outcomes, card_draw, 4)
+    factor = 2 if choice <= BLACK else 4
+    return card, win * factor if guessed(choice, card) else 0
+
+
+@kernel
 def card_gamble(outcomes, log, win, limit_units, max_gambles, decision, card_draw):
     """Offer the gamble on ``win`` until collected, lost, or no longer possible.
 
     Returns (status, win units). ``decision`` is the game's id of the gamble decision (its
     options are :data:`CHOICE_NAMES`) and ``card_draw`` the id of its ``card`` draw.
     """
+    return gamble_rounds(outcomes, log, win, limit_units, max_gambles, decision, card_draw,
+                         offered, card_strategy, card_result, events.GAMBLE)
+
+
+@kernel
+def gamble_rounds(outcomes, log, win, limit_units, max_gambles, decision, draw_id, options_of, strategy, result_of,
+                  event):
+    """The gamble both kinds share: offer ``options_of(win, gambles, max_gambles, limit)`` (option
+    0 is collect) until the win is collected, lost, or nothing else can be offered; each gamble
+    is ``result_of(outcomes, draw_id, choice, win) -> (drawn, new win)``, logged as ``event``.
+    Returns (status, win units)."""
     gambles = 0
     while win > 0:
-        options = offered(win, gambles, max_gambles, limit_units)
-        if options == 1 << COLLECT:
+        options = options_of(win, gambles, max_gambles, limit_units)
+        if options == 1:
             events.emit(log, events.COLLECT, win, 1)
             return events.COMPLETE, win
-        choice = decide(outcomes, log, decision, options, win, card_strategy)
+        choice = decide(outcomes, log, decision, options, win, strategy)
         if choice == WAIT:
             return events.AWAITING, win
         if choice < 0:
             return events.REJECTED, win
-        if choice == COLLECT:
+        if choice == 0:
             events.emit(log, events.COLLECT, win, 0)
             return events.COMPLETE, win
-        card = draw(outcomes, card_draw, 4)
-        factor = 2 if choice <= BLACK else 4
-        result = win * factor if guessed(choice, card) else 0
-        events.emit(log, events.GAMBLE, choice, card, win, result, decision)
+        drawn, result = result_of(outcomes, draw_id, choice, win)
+        events.emit(log, event, choice, drawn, win, result, decision)
         win = result
         gambles += 1
     return events.COMPLETE, win
@@ -121,6 +138,13 @@ def pick_strategy(which, decision, offered, win):
 
 
 @kernel
+def pick_result(outcomes, pick_draw, choice, win):
+    """Draw the winning symbol for a pick: (symbol drawn, the win it leaves)."""
+    drawn = draw(outcomes, pick_draw, 2)
+    return drawn, win * 2 if drawn == choice - PICK_SUN else 0
+
+
+@kernel
 def pick_gamble(outcomes, log, win, limit_units, max_gambles, decision, pick_draw):
     """Offer the pick gamble on ``win`` until collected, lost, or no longer possible.
 
@@ -128,23 +152,5 @@ def pick_gamble(outcomes, log, win, limit_units, max_gambles, decision, pick_dra
     options are :data:`PICK_NAMES`) and ``pick_draw`` the id of the draw naming the winning
     symbol (0 for SUN, 1 for MOON, each with chance 1/2: the gamble returns exactly 100%).
     """
-    gambles = 0
-    while win > 0:
-        options = pick_offered(win, gambles, max_gambles, limit_units)
-        if options == 1 << PICK_COLLECT:
-            events.emit(log, events.COLLECT, win, 1)
-            return events.COMPLETE, win
-        choice = decide(outcomes, log, decision, options, win, pick_strategy)
-        if choice == WAIT:
-            return events.AWAITING, win
-        if choice < 0:
-            return events.REJECTED, win
-        if choice == PICK_COLLECT:
-            events.emit(log, events.COLLECT, win, 0)
-            return events.COMPLETE, win
-        drawn = draw(outcomes, pick_draw, 2)
-        result = win * 2 if drawn == choice - PICK_SUN else 0
-        events.emit(log, events.PICK_GAMBLE, choice, drawn, win, result, decision)
-        win = result
-        gambles += 1
-    return events.COMPLETE, win
+    return gamble_rounds(outcomes, log, win, limit_units, max_gambles, decision, pick_draw,
+                         pick_offered, pick_strategy, pick_result, events.PICK_GAMBLE)
