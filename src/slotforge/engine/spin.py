@@ -147,12 +147,15 @@ def land_cells(cells, outcomes, held, window, shown):
                 window[row, reel] = screen[row, reel]
                 shown[screen[row, reel]] += 1
         return forced
-    # One flat loop over the cells: this is most of a round's time on a 16-cell grid.
+    # This loop is most of a round's time on a 16-cell grid: no division to find a cell's place.
     stream = outcomes.stream
-    for cell in range(rows * reels):
-        symbol = held[cell]
-        if symbol < 0:
-            symbol = draw_cell(cells, cell, stream)
-        window[cell // reels, cell % reels] = symbol
-        shown[symbol] += 1
+    cell = 0
+    for row in range(rows):
+        for reel in range(reels):
+            symbol = held[cell]
+            if symbol < 0:
+                symbol = draw_cell(cells, cell, stream)
+            window[row, reel] = symbol
+            shown[symbol] += 1
+            cell += 1
     return -1
