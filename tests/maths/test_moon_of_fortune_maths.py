@@ -72,3 +72,14 @@ def test_the_exact_rtp_matches_a_simulated_session(game, chains, chance, volatil
             assert tally[part] / stake == pytest.approx(chain.parts[part], rel=0.03), part
         assert tally["base_win"] / stake == pytest.approx(chain.parts["count_wins"], rel=0.03)
     assert set(BONUS_PARTS) <= set(chain.parts)
+
+
+def test_the_gamble_returns_exactly_what_is_gambled(game, chains):
+    """A player who picks SUN whenever a gamble is offered (2 million rounds, seed 11) gets the
+    same RTP as the exact one (which leaves the gamble out), within the session's 99% interval."""
+    rounds = 2_000_000
+    bet = game.parse_bet({"chance_level": 1, "volatility": "low"})
+    gambling = simulate_session(game, bet, rounds, seed=11, strategy="always_sun")
+    collecting = simulate_session(game, bet, rounds, seed=11)
+    assert gambling["std"] > collecting["std"] * 1.2  # the gamble was played: wins spread more
+    assert abs(gambling["rtp"] - chains[1, "low"].rtp) < gambling["ci99"]

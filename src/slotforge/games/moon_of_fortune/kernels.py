@@ -77,13 +77,13 @@ I_REASON, I_SCREEN, I_CELL, I_SYMBOL, I_EXPECTED = range(5)
 TALLY = (
     "base_win", "cash", "collector", "mini", "minor", "major", "grand", "capped",
     "bonus_games", "bonus_spins", "bonus_cells", "mysteries_stuck", "cash_held", "held_spins",
-    "mini_count", "minor_count", "major_count", "collector_count", "gambles",
+    "mini_count", "minor_count", "major_count", "collector_count",
     *(f"wins_{name}" for name in ("0", "up_to_1", "1_to_5", "5_to_20", "20_to_100", "100_to_500", "over_500")),
 )
 (T_BASE_WIN, T_CASH, T_COLLECTOR, T_MINI, T_MINOR, T_MAJOR, T_GRAND, T_CAPPED,
  T_BONUS_GAMES, T_BONUS_SPINS, T_BONUS_CELLS, T_MYSTERIES_STUCK, T_CASH_HELD, T_HELD_SPINS,
- T_MINI_COUNT, T_MINOR_COUNT, T_MAJOR_COUNT, T_COLLECTOR_COUNT, T_GAMBLES) = range(19)
-T_WINS = 19  # + the size class of a round's win, x stake: 0, <= 1, <= 5, <= 20, <= 100, <= 500, more
+ T_MINI_COUNT, T_MINOR_COUNT, T_MAJOR_COUNT, T_COLLECTOR_COUNT) = range(18)
+T_WINS = 18  # + the size class of a round's win, x stake: 0, <= 1, <= 5, <= 20, <= 100, <= 500, more
 
 
 class Tables(NamedTuple):
