@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -249,16 +250,20 @@ def simulate(
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
-    result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
-    if as_json:
-        emit_json(result)
-        return
-    print_simulation(the_game, result)
+    with interrupts_end_the_run() as run:
+        result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
+        run["interrupted"] = result["interrupted"]
+        if as_json:
+            emit_json(result)
+        else:
+            print_simulation(the_game, result)
 
 
 def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
                    bet: dict[str, Any] | None, model: Path | None, strategy: str | None = None) -> dict[str, Any]:
-    """Simulate with a progress bar: first while the round function compiles, then the rounds."""
+    """Simulate with a progress bar: first while the round function compiles, then the rounds.
+
+    Call it inside :func:`interrupts_end_the_run`."""
     from slotforge.maths.simulate import simulate as run
 
     with progress_bar("") as progress:
@@ -268,6 +273,7 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
         )
 
         def compiled(_seconds: float) -> None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # from now on the simulator counts them
             progress.reset(task, total=rounds_, description=f"simulating {code}")
 
         try:
@@ -278,6 +284,25 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
         except KeyboardInterrupt:
             err.print("interrupted while compiling the round function: nothing was simulated")
             raise typer.Exit(INTERRUPTED) from None
+
+
+@contextmanager
+def interrupts_end_the_run() -> Iterator[dict[str, bool]]:
+    """Ctrl-C while the round function compiles stops the command (there is nothing to report
+    yet); once rounds run, the simulator stops at the first and reports what ran.
+
+    Set ``["interrupted"]`` on the yielded dict when the run was stopped: the command is then
+    ending, and further Ctrl-C stay ignored until the process exits, however many arrive
+    (restoring Python's handler would let a late one kill it with the figures half written).
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    run = {"interrupted": False}
+    try:
+        yield run
+        sys.stdout.flush()
+    finally:
+        if not run["interrupted"]:
+            signal.signal(signal.SIGINT, previous)
 
 
 def print_simulation(game: Game, result: dict[str, Any]) -> None:
@@ -363,7 +388,9 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
         task = progress.add_task(f"computing the RTP of {code}", total=None)
         options = RtpOptions(progress=lambda done, total: progress.update(task, completed=done, total=total))
         report = guarded(lambda: game.rtp_report(options))
-    simulation = run_simulation(game, code, rounds_, seed, workers, None, model)
+    with interrupts_end_the_run() as run:
+        simulation = run_simulation(game, code, rounds_, seed, workers, None, model)
+        run["interrupted"] = simulation["interrupted"]
     if simulation["interrupted"]:
         err.print("interrupted: no sheet written (a PAR sheet holds complete runs only)")
         raise typer.Exit(INTERRUPTED)
