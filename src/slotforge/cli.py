@@ -109,6 +109,9 @@ def print_simulation(result: dict[str, Any]) -> None:
     note = " (interrupted)" if result["interrupted"] else ""
     out.print(f"[bold]{result['game']}[/bold] {result['model']}: {result['rounds']:,} rounds{note}")
     out.print(f"RTP {result['rtp'] * 100:.4f}%  ±{result['ci95'] * 100:.4f} (95%)  ±{result['ci99'] * 100:.4f} (99%)")
+    if "rtp_without_jackpot" in result:
+        out.print(f"  the jackpot pool's share {result['jackpot_pool']['total'] * 100:.4f}% included (contribution "
+                  f"and seed, paid by the pool); without it the rounds paid {result['rtp_without_jackpot'] * 100:.4f}%")
     out.print(f"std per round {result['std']:.3f} x bet   hit frequency {result['hit_frequency'] * 100:.2f}%"
               f"   max win {result['max_win']:,.2f} x bet")
     for name, figures in result["features"].items():

@@ -48,6 +48,18 @@ def figures(data: dict[str, Any], prefix: str = "") -> list[str]:
     return rows
 
 
+def rtp_rows(simulation: dict[str, Any]) -> list[str]:
+    """The simulated RTP; for a jackpot game, with the pool's share and without it."""
+    interval = f"± {percent(simulation['ci99'])} (99%)"
+    if "rtp_without_jackpot" not in simulation:
+        return [f"| RTP | {percent(simulation['rtp'])} {interval} |"]
+    return [
+        f"| RTP, the jackpot pool's share included (what players get back) | {percent(simulation['rtp'])} {interval} |",
+        f"| RTP without the jackpot pool (what the rounds pay) | {percent(simulation['rtp_without_jackpot'])} |",
+        f"| the jackpot pool's share (contribution and seed) | {percent(simulation['jackpot_pool']['total'])} |",
+    ]
+
+
 def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any]) -> str:
     """The PAR sheet of ``game`` as Markdown."""
     spec = game.spec
@@ -70,7 +82,7 @@ def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any]) -> st
         "",
         "| figure | value |",
         "|---|---|",
-        f"| RTP | {percent(simulation['rtp'])} ± {percent(simulation['ci99'])} (99%) |",
+        *rtp_rows(simulation),
         f"| hit frequency | {percent(simulation['hit_frequency'], 2)} (1 in {1 / simulation['hit_frequency']:.2f}) |",
         f"| standard deviation per round | {simulation['std']:.3f} x total bet |",
         f"| largest win | {simulation['max_win']:,.2f} x total bet |",
@@ -87,6 +99,7 @@ def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any]) -> st
         *paytable(game),
         "",
     ]
+    lines += game.par_sections()
     for mode in spec.reels:
         lines += [f"## Reel strips: {mode}", "", *strip_table(game, mode), ""]
     return "\n".join(lines)
