@@ -254,7 +254,8 @@ def design_stakes(report: dict) -> list[dict]:
         figures = bonus_figures(num / LAND_DEN, chances)
         seed_share = 10_000 * figures["mega"] / float(stake)
         bonus_share = TARGET - fixed - seed_share
-        jackpots = (figures["minor"] * BONUS["minor_x_total_bet"] + figures["major"] * BONUS["major_x_total_bet"]) * units
+        minor, major = figures["minor"] * BONUS["minor_x_total_bet"], figures["major"] * BONUS["major_x_total_bet"]
+        jackpots = units * (minor + major)
         mean = (bonus_share * units - jackpots) / figures["cells"]
         weights = tilted_weights(mean)
         by_stake.append({"stake": format(stake, "f"), "land_chance": [num, LAND_DEN], "value_weights": weights})

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 from decimal import Decimal
 from fractions import Fraction
-
-import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -609,3 +609,12 @@ def test_wild_on_wild_in_free_spins_is_counted_apart_from_the_main_game(game):
     game.play_once(game.bet_arguments(game.parse_bet(BET), None), outcomes, events.off(), game.scratch(), tally)
     counted = dict(zip(game.tally_names, tally, strict=True))
     assert (counted["wild_on_wild"], counted["free_wild_on_wild"]) == (0, 1)
+
+
+@pytest.mark.parametrize("name, major, mega", [("divine-fortune-major.json", 1, False), ("divine-fortune-mega.json", 0, True)])
+def test_the_examples_play(game, name, major, mega):
+    path = Path(__file__).parents[2] / "examples" / name
+    record = rounds.play(game, script=rounds.parse_script(game, json.loads(path.read_text())))
+    assert record["status"] == "complete"
+    assert len([w for s in record["steps"] for w in s["wins"] if w.get("symbol") == "MAJOR"]) == major
+    assert mega_won(record) is mega

@@ -25,7 +25,6 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import cache
 from math import comb
 from pathlib import Path
@@ -69,7 +68,6 @@ def final_cells(land: float, spins: int, cells: int) -> np.ndarray:
     # ending[f, s]: the distribution of the end from f cells filled with s spins left.
     ending = np.zeros((cells + 1, spins + 1, cells + 1))
     for filled in range(cells, -1, -1):
-        ending[filled, :, filled] = 0
         ending[filled, 0, filled] = 1
         empty = cells - filled
         if empty == 0:
@@ -325,7 +323,9 @@ def with_progress(free: Budget, rounds: Budget, progress: Callable[[int, int], N
     rounds.progress = lambda done, _: progress(free.rounds + done, total)
 
 
-def rtp_report(game, options: RtpOptions = RtpOptions(), seed: int = SEED, workers: int | None = None) -> dict[str, Any]:
+def rtp_report(
+    game, options: RtpOptions = RtpOptions(), seed: int = SEED, workers: int | None = None
+) -> dict[str, Any]:
     """The RTP at a bet with every part; the interval is at 99% confidence.
 
     Free spins are simulated first (single spins with their re-spins), then conditioned rounds
@@ -508,7 +508,8 @@ def par_sections(game) -> list[str]:
         "",
         "| FREESPINS | free spins |",
         "|---|---|",
-        *[f"| {count}{' or more' if count == max(fs.awards) else ''} | {award} |" for count, award in sorted(fs.awards.items())],
+        *[f"| {count}{' or more' if count == max(fs.awards) else ''} | {award} |"
+          for count, award in sorted(fs.awards.items())],
         "",
         f"## Jackpot Bonus game by stake ({bonus.spins} spins, reset by every landing)",
         "",

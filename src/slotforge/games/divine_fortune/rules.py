@@ -145,7 +145,8 @@ class DivineFortune(Game):
             extra = sorted(set(listed) - set(offered)) + sorted({s for s in listed if listed.count(s) > 1})
             raise ModelError(
                 f"{where}: expected one entry per offered stake ({len(offered)}); "
-                f"missing {[format_money(s) for s in missing]}, unexpected or repeated {[format_money(s) for s in extra]}"
+                f"missing {[format_money(s) for s in missing]}, "
+                f"unexpected or repeated {[format_money(s) for s in extra]}"
             )
         for row, entry in enumerate(bonus.by_stake):
             num, den = entry.land_chance
