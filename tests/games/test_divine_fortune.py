@@ -618,3 +618,59 @@ def test_the_examples_play(game, name, major, mega):
     assert record["status"] == "complete"
     assert len([w for s in record["steps"] for w in s["wins"] if w.get("symbol") == "MAJOR"]) == major
     assert mega_won(record) is mega
+
+
+# -- the model is checked for what the code needs --------------------------------------------
+def edited_model(tmp_path, edit) -> Path:
+    raw = json.loads(load_game("divine-fortune").path.read_text())
+    edit(raw)
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def drop_stake(raw):
+    raw["features"]["bonus_game"]["by_stake"].pop(3)  # 0.80
+
+
+def zero_weight(raw):
+    raw["features"]["bonus_game"]["by_stake"][0]["value_weights"][2] = 0
+
+
+def certain_cell(raw):
+    raw["features"]["bonus_game"]["by_stake"][0]["land_chance"] = [5, 5]
+
+
+def two_rows(raw):
+    raw["grid"]["rows"] = 2
+
+
+def awards_past_the_grid(raw):
+    raw["features"]["free_spins"]["awards"]["16"] = 20
+
+
+def trigger_past_the_grid(raw):
+    raw["features"]["bonus_game"]["trigger"] = 16
+
+
+@pytest.mark.parametrize("edit, message", [
+    (drop_stake, r"by_stake: expected one entry per offered stake \(39\); missing \['0.80'\]"),
+    (zero_weight, r"by_stake\[0\].value_weights: expected 9 positive weights"),
+    (certain_cell, r"by_stake\[0\].land_chance: expected 0 < num < den"),
+    (two_rows, r"grid: expected at least 3 rows"),
+    (awards_past_the_grid, r"features.free_spins.awards: expected awards from the trigger \(3\) to at most 15"),
+    (trigger_past_the_grid, r"features.bonus_game.trigger: expected 1 to 15"),
+])
+def test_a_model_the_code_cannot_play_is_refused_on_load(tmp_path, edit, message):
+    from slotforge.engine.model import ModelError
+    from slotforge.games.divine_fortune.rules import DivineFortune
+
+    with pytest.raises(ModelError, match=message):
+        DivineFortune(edited_model(tmp_path, edit))
+
+
+def test_rows_and_cells_come_from_the_model(game):
+    assert game.cells == 15 and game.grid == (3, 5)
+    assert game.tally_names[-1] == "collected_15"
+    assert int(game.tables.params[kernels.P_FULL_REEL]) == 0b111
+    assert game.tables.line_bits.shape == (5, 8)
