@@ -674,3 +674,18 @@ def test_rows_and_cells_come_from_the_model(game):
     assert game.tally_names[-1] == "collected_15"
     assert int(game.tables.params[kernels.P_FULL_REEL]) == 0b111
     assert game.tables.line_bits.shape == (5, 8)
+
+
+def test_the_par_sheet_shows_the_award_table_the_weights_and_which_rtp_is_which(game):
+    from slotforge.maths.par import par_sheet
+    from slotforge.maths.simulate import simulate
+
+    report = maths.rtp_report(game, RtpOptions(rounds=500_000), workers=1)
+    sheet = par_sheet(game, report, simulate("divine-fortune", 100_000, seed=1))
+    assert "| 3 | 5 |\n| 4 | 8 |\n| 5 or more | 12 |" in sheet
+    largest = game.features.bonus_game.by_stake[-1]
+    assert f"| 100.00 | {largest.land_chance[0]}/1000000 (1 in 18.26) |" in sheet
+    assert " | ".join(str(w) for w in largest.value_weights) + " |" in sheet
+    assert "RTP, the jackpot pool's share included (what players get back)" in sheet
+    assert "RTP without the jackpot pool (what the rounds pay)" in sheet
+    assert "## Which RTP is which" in sheet
