@@ -313,7 +313,8 @@ def print_simulation(game: Game, result: dict[str, Any]) -> None:
               f"{result['rounds']:,} rounds{note}")
     out.print(f"RTP {percent(result['rtp'])}  ± {points(result['ci95'])} (95%)  ± {points(result['ci99'])} (99%)")
     if "rtp_without_jackpot" in result:
-        out.print(f"RTP without the progressive jackpot's share {percent(result['rtp_without_jackpot'])}")
+        out.print(f"  the jackpot pool's share {percent(result['jackpot_pool']['total'])} is included (contribution "
+                  f"and seed, paid by the pool); without it the rounds paid {percent(result['rtp_without_jackpot'])}")
     out.print(f"hit frequency {percent(result['hit_frequency'], 2)}   std per round {result['std']:.3f} x total bet"
               f"   max win {result['max_win']:,.2f} x total bet")
     for key, value in flatten(result["features"]):

@@ -116,13 +116,24 @@ def simulation_section(simulation: dict[str, Any]) -> list[str]:
         "",
         "| figure | value |",
         "|---|---|",
-        f"| RTP | {percent(simulation['rtp'])} ± {points(simulation['ci99'])} (99%) |",
-        *figure_rows({k: v for k, v in simulation.items() if k.startswith("rtp_")}),
+        *rtp_rows(simulation),
         f"| hit frequency | {percent(hit, 2)} (1 in {1 / hit:.2f}) |" if hit else "| hit frequency | 0 |",
         f"| standard deviation per round | {simulation['std']:.3f} x total bet |",
         f"| largest win | {simulation['max_win']:,.2f} x total bet |",
         *figure_rows(simulation["features"]),
         "",
+    ]
+
+
+def rtp_rows(simulation: dict[str, Any]) -> list[str]:
+    """The simulated RTP; for a jackpot game, with the pool's share and without it."""
+    interval = f"± {points(simulation['ci99'])} (99%)"
+    if "rtp_without_jackpot" not in simulation:
+        return [f"| RTP | {percent(simulation['rtp'])} {interval} |"]
+    return [
+        f"| RTP, the jackpot pool's share included (what players get back) | {percent(simulation['rtp'])} {interval} |",
+        f"| RTP without the jackpot pool (what the rounds pay) | {percent(simulation['rtp_without_jackpot'])} |",
+        f"| the jackpot pool's share (contribution and seed) | {percent(simulation['jackpot_pool']['total'])} |",
     ]
 
 
@@ -151,6 +162,7 @@ def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any]) -> st
     if spec.count_pays:
         lines += ["## Count pays (anywhere on the screen)", "", *pays_table(spec.count_pays), ""]
     lines += [f"## Paylines ({spec.paylines})", "", *payline_table(game), ""]
+    lines += game.par_sections()
     for mode in spec.reels:
         lines += [f"## Reel strips: {mode}", "", *strip_table(game, mode), ""]
     return "\n".join(lines)
