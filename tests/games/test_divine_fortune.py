@@ -658,7 +658,7 @@ def trigger_past_the_grid(raw):
     (drop_stake, r"by_stake: expected one entry per offered stake \(39\); missing \['0.80'\]"),
     (zero_weight, r"by_stake\[0\].value_weights: expected 9 positive weights"),
     (certain_cell, r"by_stake\[0\].land_chance: expected 0 < num < den"),
-    (two_rows, r"grid: expected at least 3 rows"),
+    (two_rows, r"paylines: .lines_20_5x3. uses rows outside a 2-row grid"),
     (awards_past_the_grid, r"features.free_spins.awards: expected awards from the trigger \(3\) to at most 15"),
     (trigger_past_the_grid, r"features.bonus_game.trigger: expected 1 to 15"),
 ])
