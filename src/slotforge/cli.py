@@ -479,9 +479,10 @@ def finish_round(game: Game, record: dict[str, Any], seed: int | None, as_json: 
         if picked is None:
             break
         if picked not in options:
-            err.print(f"choose one of {', '.join(options)}; got {picked!r}")
+            message = f"{record['awaiting']['decision']}: expected one of {', '.join(options)}; got {picked!r}"
             if not sys.stdin.isatty():
-                raise typer.Exit(BAD_INPUT)
+                fail(message)
+            err.print(message)
             continue
         record = guarded(partial(rounds.resume, game, record, picked,
                                  source=word_source(seed, skip=len(record["inputs"]["random"]))))
