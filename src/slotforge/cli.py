@@ -208,6 +208,8 @@ def rtp(
 
         options = RtpOptions(bet=the_bet, rounds=rounds_, seconds=seconds, progress=advance)
         result = guarded(lambda: the_game.rtp_report(options))
+    if result["method"] == "exact" and (rounds_ or seconds):
+        err.print(f"note: {game}'s RTP is exact: --rounds/--seconds are not used")
     if as_json:
         emit_json(result)
         return
@@ -311,6 +313,10 @@ def print_simulation(game: Game, result: dict[str, Any]) -> None:
               "(a first run compiles it, later runs load it from the cache)")
 
 
+PAR_ROUNDS = 10_000_000
+PAR_SEED = 1
+
+
 @app.command()
 def par(
     game: str | None = typer.Argument(None, metavar="GAME",
@@ -318,9 +324,10 @@ def par(
     shipped: bool = typer.Option(False, "--shipped", metavar="",
                                  help="regenerate the project's own sheet(s) in docs/par/ with their recorded "
                                       "round counts and seeds"),
-    rounds_: int = typer.Option(10_000_000, "--rounds", "-n", min=1, metavar="N",
-                                help="rounds to simulate for the figures"),
-    seed: int = typer.Option(1, "--seed", min=0, metavar="SEED", help="the random seed of the simulation"),
+    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, metavar="N",
+                                       help=f"rounds to simulate for the figures [default: {PAR_ROUNDS:,}]"),
+    seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
+                                    help=f"the random seed of the simulation [default: {PAR_SEED}]"),
     workers: int = workers_option(),
     output: Path | None = typer.Option(None, "--out", metavar="FILE",
                                        help="write the sheet here (default: print it on standard output)"),
@@ -335,8 +342,8 @@ def par(
 
     used = workers_to_use(workers)
     if shipped:
-        given = {"--rounds": rounds_ != 10_000_000, "--seed": seed != 1, "--out": output, "--model": model}
-        clash = [name for name, value in given.items() if value]
+        given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model}
+        clash = [name for name, value in given.items() if value is not None]
         if clash:
             fail(f"--shipped: the shipped sheets use their recorded settings; drop {', '.join(clash)}")
         for code in [game] if game else list(SHIPPED):
@@ -347,7 +354,7 @@ def par(
     the_game = guarded(lambda: load_game(game, model))
     if output is not None:
         check_writable(output, force)
-    sheet = build_sheet(the_game, game, rounds_, seed, used, model)
+    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model)
     if output is None:
         sys.stdout.write(sheet)
         return
