@@ -220,7 +220,10 @@ def start_simulation(workers: str) -> subprocess.Popen:
 
 
 def wait_for_rounds(process: subprocess.Popen) -> None:
-    time.sleep(8)  # past start-up (the compiled code comes from the cache) and some chunks
+    """Wait until the rounds run (the command says so on standard error), then a little more."""
+    while "simulating dynasty" not in (line := process.stderr.readline()):
+        assert line, "the simulation never started"
+    time.sleep(2)
     assert process.poll() is None
 
 

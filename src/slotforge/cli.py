@@ -161,6 +161,13 @@ def workers_to_use(requested: int) -> int:
     return workers
 
 
+def log_line(text: str) -> None:
+    """Say what a long step is doing when standard error is a log, not a terminal (where the
+    progress bar says it)."""
+    if not err.is_terminal:
+        err.print(escape(text))
+
+
 @contextmanager
 def progress_bar(description: str) -> Iterator[Progress]:
     """A progress bar on standard error (nothing when it is not a terminal)."""
@@ -258,15 +265,16 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
     Call it inside :func:`interrupts_end_the_run`."""
     from slotforge.maths.simulate import simulate as run
 
+    loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
+    simulating = f"simulating {code}: {rounds_:,} rounds on {workers} worker(s)…"
     with progress_bar("") as progress:
-        task = progress.add_task(
-            f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…",
-            total=None,
-        )
+        task = progress.add_task(loading, total=None)
+        log_line(loading)
 
         def compiled(_seconds: float) -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # from now on the simulator counts them
             progress.reset(task, total=rounds_, description=f"simulating {code}")
+            log_line(simulating)
 
         try:
             return guarded(lambda: run(
