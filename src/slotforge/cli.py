@@ -123,6 +123,12 @@ def bet_option() -> Any:
                         help="a bet field (repeatable), e.g. --bet lines=7; the game's page lists them")
 
 
+def strategy_option() -> Any:
+    return typer.Option(None, "--strategy", metavar="NAME",
+                        help="the game's strategy answering its decisions (gamble, picks, offers) in the "
+                             "simulator; the game's page lists them; its default when omitted")
+
+
 def json_option(what: str) -> Any:
     return typer.Option(False, "--json", metavar="", help=f"print {what} as JSON, for a machine")
 
@@ -198,6 +204,7 @@ def rtp(
                                             "(the game's default budget when omitted)"),
     seconds: float | None = typer.Option(None, "--seconds", min=0.1, metavar="S",
                                          help="where the report simulates: simulate for about this long"),
+    strategy: str | None = strategy_option(),
     as_json: bool = json_option("the report"),
     model: Path | None = model_option(),
 ) -> None:
@@ -207,13 +214,14 @@ def rtp(
         fail("--rounds and --seconds: give one or the other")
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
+    guarded(lambda: the_game.strategy_index(strategy))
     with progress_bar(f"computing the RTP of {game}") as progress:
         task = progress.add_task(f"computing the RTP of {game}", total=None)
 
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        options = RtpOptions(bet=the_bet, rounds=rounds_, seconds=seconds, progress=advance)
+        options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance)
         result = guarded(lambda: the_game.rtp_report(options))
     if result["method"] == "exact" and (rounds_ or seconds):
         err.print(f"note: {game}'s RTP is exact: --rounds/--seconds are not used")
@@ -242,6 +250,7 @@ def simulate(
                              help="the random seed; the same seed gives the same figures, whatever the workers"),
     workers: int = workers_option(),
     bet: list[str] = bet_option(),
+    strategy: str | None = strategy_option(),
     as_json: bool = json_option("the figures"),
     model: Path | None = model_option(),
 ) -> None:
@@ -249,8 +258,9 @@ def simulate(
     frequency and the features. Ctrl-C stops early and reports what was simulated."""
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
+    guarded(lambda: the_game.strategy_index(strategy))
     with interrupts_end_the_run() as run:
-        result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model)
+        result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
         run["interrupted"] = result["interrupted"]
         if as_json:
             emit_json(result)
@@ -259,7 +269,7 @@ def simulate(
 
 
 def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
-                   bet: dict[str, Any] | None, model: Path | None) -> dict[str, Any]:
+                   bet: dict[str, Any] | None, model: Path | None, strategy: str | None = None) -> dict[str, Any]:
     """Simulate with a progress bar: first while the round function compiles, then the rounds.
 
     Call it inside :func:`interrupts_end_the_run`."""
@@ -278,7 +288,7 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
 
         try:
             return guarded(lambda: run(
-                code, rounds_, seed=seed, workers=workers, model=model, bet=bet,
+                code, rounds_, seed=seed, workers=workers, model=model, bet=bet, strategy=strategy,
                 progress=lambda n: progress.advance(task, n), on_compiled=compiled,
             ))
         except KeyboardInterrupt:
@@ -307,8 +317,10 @@ def interrupts_end_the_run() -> Iterator[dict[str, bool]]:
 
 def print_simulation(game: Game, result: dict[str, Any]) -> None:
     note = " (interrupted: the figures are for the rounds played)" if result["interrupted"] else ""
+    played = f", strategy {result['strategy']}" if result.get("strategy") else ""
     out.print(f"[bold]{escape(game.spec.name)}[/bold] ({escape(model_label(game))}), "
-              f"bet {escape(json.dumps(result['bet']))}, seed {result['seed']}: {result['rounds']:,} rounds{note}")
+              f"bet {escape(json.dumps(result['bet']))}{played}, seed {result['seed']}: "
+              f"{result['rounds']:,} rounds{note}")
     out.print(f"RTP {percent(result['rtp'])}  ± {points(result['ci95'])} (95%)  ± {points(result['ci99'])} (99%)")
     if "rtp_without_jackpot" in result:
         out.print(f"RTP without the progressive jackpot's share {percent(result['rtp_without_jackpot'])}")
@@ -553,8 +565,10 @@ def read_record(path: Path) -> tuple[Game, dict[str, Any]]:
     record = read_json_file(path, "round record")
     rounds.check_record(record, str(path))
     game = load_game(record["game"])
-    if record["model"] != game.model_id:
-        raise ValueError(f"{path}: model: recorded {record['model']}, this build has {game.model_id}")
+    try:
+        rounds.check_maker(game, record)
+    except rounds.ForeignRecord as error:
+        raise ValueError(f"{path}: {error}") from error
     return game, record
 
 

@@ -14,6 +14,7 @@ from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
 from slotforge.engine.game import Operator, ScriptError
 from slotforge.games import load_game
+from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune import maths
 from slotforge.games.divine_fortune.rules import mega_won, settle_round
 from slotforge.jackpot import InMemoryPool, PoolConfig
@@ -289,7 +290,7 @@ def test_fun_play_has_no_mega(game):
     record = play(game, [TRIGGER], {}, ["start_bonus"], operator=fun)
     assert not mega_won(record)
     assert not [e for e in events_of(record, "draw") if e["name"] == "mega"]
-    assert game.bet_arguments(game.parse_bet(BET), fun)[3] == 0
+    assert game.bet_arguments(game.parse_bet(BET), fun)[k.B_MEGA_THRESHOLD] == 0
 
 
 def test_mega_chance_is_proportional_to_the_stake(game):

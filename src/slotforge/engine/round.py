@@ -20,7 +20,6 @@ import numpy as np
 from slotforge.engine import events, rng
 from slotforge.engine.bet import format_money
 from slotforge.engine.game import Game, Operator, ScriptError
-from slotforge.engine.outcomes import make_outcomes
 from slotforge.engine.record import build_record
 
 WordSource = Callable[[int], np.ndarray]
@@ -143,9 +142,7 @@ def play(
     capacity = 256
     while True:
         stream = rng.buffer_stream(known)
-        outcomes = make_outcomes(
-            stream, game.grid, script.screens, script.draws, all_choices, draw_names=max(1, len(game.draw_names))
-        )
+        outcomes = game.outcomes(stream, script, all_choices)
         log = events.new_log(capacity)
         result = game.run(parsed_bet, outcomes, log, operator, carried)
         if rng.is_exhausted(stream):
@@ -165,6 +162,21 @@ def play(
         "operator": {"gamble_limit": format_money(operator.gamble_limit), "fun_play": operator.fun_play},
     }
     return record
+
+
+class ForeignRecord(ScriptError):
+    """A record made by another model or other code than this build's."""
+
+
+def check_maker(game: Game, record: dict[str, Any]) -> None:
+    """Refuse a record whose model or code fingerprint is not this build's."""
+    for field_, ours in (("model", game.model_id), ("code", game.code_id)):
+        theirs = record.get(field_)
+        if theirs != ours:
+            raise ForeignRecord(
+                f"{field_}: the round was made by {theirs or 'an unnamed ' + field_}, this build runs {ours}; "
+                "only the same model and code can replay or resume it"
+            )
 
 
 def replay(game: Game, record: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -227,7 +239,12 @@ def resume(game: Game, record: dict[str, Any], choice: str, source: WordSource =
 
 
 def rerun(game: Game, record: dict[str, Any], extra_choices: list[str], source: WordSource) -> dict[str, Any]:
-    """Play a recorded round again from its inputs, with choices added after those it made."""
+    """Play a recorded round again from its inputs, with choices added after those it made.
+
+    Only the model and code that made the round may replay it: another would not prove the
+    record, only re-run it.
+    """
+    check_maker(game, record)
     inputs = record.get("inputs") or {}
     script = parse_script(game, inputs["script"]) if inputs.get("script") else Script()
     made = inputs.get("choices", [])[len(script.choices) :]

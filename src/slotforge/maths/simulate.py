@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events, rng
+from slotforge.engine.game import Operator
 from slotforge.engine.loop import TOTALS
-from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.games import load_game
 from slotforge.maths import stats
 
@@ -57,16 +57,21 @@ def chunk_stream(seed: int, chunk: int) -> np.ndarray:
 
 
 def simulate_chunk(
-    code: str, seed: int, chunk: int, rounds: int, model: str | None = None, bet: dict | None = None
+    code: str, seed: int, chunk: int, rounds: int, model: str | None = None, bet: dict | None = None,
+    strategy: str | None = None,
 ) -> Partial:
-    """Play chunk ``chunk`` of a simulation (``rounds`` rounds) in this process."""
+    """Play chunk ``chunk`` of a simulation (``rounds`` rounds) in this process: one player's
+    session at one bet, carrying its state from round to round, its decisions answered by
+    ``strategy`` (the game's default when None), under the default operator settings."""
     game = load_game(code, Path(model) if model else None)
-    bet = game.parse_bet(bet) if bet else game.simulation_bet()
-    outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, max(1, len(game.draw_names)))
-    tally = np.zeros(len(game.tally_names), dtype=np.int64)
+    played = game.parse_bet(bet) if bet else game.simulation_bet()
+    outcomes = game.outcomes(chunk_stream(seed, chunk), strategy=game.strategy_index(strategy))
+    state = game.state_array({}, played)
+    tally = np.zeros(max(1, len(game.tally_names)), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
     squares = game.simulate_rounds(
-        game.tables, game.bet_arguments(bet, None), outcomes, events.off(), game.scratch(), rounds, tally, totals
+        game.tables, game.bet_arguments(played, Operator()), state, outcomes, events.off(), game.scratch(),
+        rounds, tally, totals,
     )
     return Partial(int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]), float(squares), tally)
 
@@ -146,10 +151,12 @@ def simulate(
     model: Path | None = None,
     bet: dict[str, Any] | None = None,
     on_compiled: Callable[[float], None] | None = None,
+    strategy: str | None = None,
 ) -> dict[str, Any]:
     """Simulate ``rounds`` rounds of game ``code``; Ctrl-C stops early and reports what ran.
 
-    ``bet`` is the game's bet fields (the model's defaults when omitted). The round function is
+    ``bet`` is the game's bet fields (the model's defaults when omitted); ``strategy`` names
+    the game's strategy answering its decisions (its default when omitted). The round function is
     compiled (or loaded from the disk cache) first, and timed apart: ``compile_seconds`` in the
     report, ``on_compiled(seconds)`` when it is done, so that ``rounds_per_second`` is the
     rounds' own speed.
@@ -162,11 +169,12 @@ def simulate(
     model_path = str(model) if model else None
     played = game.parse_bet(bet) if bet else game.simulation_bet()
     compiling = time.perf_counter()
-    simulate_chunk(code, seed, 0, 1, model_path, bet)  # compiles, or loads the compiled code
+    strategy = game.strategies[game.strategy_index(strategy)] if game.strategies else None
+    simulate_chunk(code, seed, 0, 1, model_path, bet, strategy)  # compiles, or loads the compiled code
     compile_seconds = time.perf_counter() - compiling
     if on_compiled:
         on_compiled(compile_seconds)
-    tasks = ((code, seed, i, size, model_path, bet) for i, size in enumerate(plan(rounds, chunk)))
+    tasks = ((code, seed, i, size, model_path, bet, strategy) for i, size in enumerate(plan(rounds, chunk)))
     workers = min(workers, -(-rounds // chunk))
     total = Partial()
     started = time.perf_counter()
@@ -177,6 +185,7 @@ def simulate(
     interrupted = total.rounds < rounds
     result = report(game, played, total, elapsed, seed, workers, interrupted)
     result["compile_seconds"] = compile_seconds
+    result["strategy"] = strategy
     return result
 
 

@@ -25,7 +25,7 @@ from slotforge.engine import events
 from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, window_masks
 from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
-from slotforge.engine.outcomes import draw_weighted, forced_screen, next_choice, scripted
+from slotforge.engine.outcomes import WAIT, decide, draw_weighted, forced_screen, scripted
 from slotforge.engine.rng import bounded
 from slotforge.engine.spin import enabled_lines
 
@@ -38,11 +38,11 @@ P_WILD, P_FREESPINS, P_BONUS, P_BLANK, P_FS_TRIGGER, P_BONUS_TRIGGER, P_BONUS_SP
 P_LAND_NUM, P_LAND_DEN, P_MINOR, P_MAJOR, P_CELLS, P_LAST = range(7, 13)
 
 # Bet arguments of the round function.
-B_LEVEL, B_TOTAL_UNITS, B_AUTO_START, B_MEGA_THRESHOLD, B_MEGA_ALLOWED, B_RTP_MODE = range(6)
+B_LEVEL, B_TOTAL_UNITS, B_MEGA_THRESHOLD, B_MEGA_ALLOWED, B_RTP_MODE = range(5)
 # RTP mode only: the expected win of one free spin and of a bonus game started with 3..15
 # BONUS, in thousandths of a unit (see play_round).
-B_FREE_SPIN_MILLI = 6
-B_BONUS_MILLI = 7  # + (collected - 3)
+B_FREE_SPIN_MILLI = 5
+B_BONUS_MILLI = 6  # + (collected - 3)
 BET_ARGUMENTS = B_BONUS_MILLI + 13
 MILLI = 1000
 # The Mega chance is ``threshold / MEGA_SCALE`` per Jackpot Bonus game.
@@ -594,6 +594,12 @@ def bonus_pays(params, grid, filled, rows, reels, log, info, tally):
 
 
 @kernel
+def start_strategy(which, decision, offered, win):
+    """The simulator's one strategy: start the bonus game (the only option)."""
+    return CHOICE_START
+
+
+@kernel
 def start_bonus(tables, bet, outcomes, log, work, collected, win, tally):
     """Wait for the player's start (unless auto-started), then play the Jackpot Bonus game.
 
@@ -605,14 +611,11 @@ def start_bonus(tables, bet, outcomes, log, work, collected, win, tally):
     tally[T_COLLECTED + slot] += 1
     if bet[B_RTP_MODE]:
         return events.COMPLETE, 0
-    if bet[B_AUTO_START] == 0:
-        choice = next_choice(outcomes)
-        if choice < 0:
-            events.emit(log, events.AWAIT, DECISION_START, 1 << CHOICE_START, win)
-            return events.AWAITING, 0
-        if choice != CHOICE_START:
-            events.emit(log, events.INVALID_CHOICE, DECISION_START, choice, 1 << CHOICE_START)
-            return events.REJECTED, 0
+    choice = decide(outcomes, log, DECISION_START, 1 << CHOICE_START, win, start_strategy)
+    if choice == WAIT:
+        return events.AWAITING, 0
+    if choice < 0:
+        return events.REJECTED, 0
     result = bonus_game(tables, bet, outcomes, log, work, collected, tally)
     if result < 0:
         return events.REJECTED, 0
@@ -621,7 +624,7 @@ def start_bonus(tables, bet, outcomes, log, work, collected, win, tally):
 
 # -- the round -------------------------------------------------------------------------------
 @kernel
-def play_round(tables, bet, outcomes, log, work, tally):
+def play_round(tables, bet, state, outcomes, log, work, tally):
     """One complete Divine Fortune round; returns (status, win units).
 
     The main game is a spin and its Falling Wilds Re-Spins; free spins won on the way are
@@ -709,7 +712,7 @@ def rtp_mode_win(params, bet, respin_win, respin_awards, collected, first_collec
 
 
 @kernel
-def free_spin_round(tables, bet, outcomes, log, work, tally):
+def free_spin_round(tables, bet, state, outcomes, log, work, tally):
     """One free spin with its re-spins, as a round of its own (the RTP's free-spin part)."""
     return events.COMPLETE, free_spins(tables, outcomes, log, work, 1, tally)
 
@@ -718,12 +721,12 @@ def free_spin_round(tables, bet, outcomes, log, work, tally):
 # They live beside the round: numba's disk cache is keyed on the file of the compiled function,
 # so a loop in another file would keep a stale copy of a changed round inlined into it.
 @loop
-def simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals):
+def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """Complete rounds, for ``slotforge simulate`` and the RTP report."""
-    return run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
+    return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
 
 
 @loop
-def simulate_free_spins(tables, bet, outcomes, log, scratch, rounds, tally, totals):
+def simulate_free_spins(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """Single free spins with their re-spins (the RTP report's free-spin part)."""
-    return run_rounds(free_spin_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
+    return run_rounds(free_spin_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events
+from slotforge.engine.game import Operator
 from slotforge.engine.loop import MAX_UNITS, TOTALS
-from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.maths import exact, stats
 from slotforge.maths.simulate import chunk_stream
@@ -154,11 +154,12 @@ def _chunk(args: tuple[str, str, int, int, int, tuple[int, ...]]) -> tuple[np.nd
 
     game = _game(model)
     loop = simulate_rounds if kind == "rounds" else simulate_free_spins
-    outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, len(game.draw_names))
+    outcomes = game.outcomes(chunk_stream(seed, chunk), strategy=0)
     tally = np.zeros(len(k.TALLY), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
     arguments = np.array(bet, dtype=np.int64)
-    squares = loop(game.tables, arguments, outcomes, events.off(), game.scratch(), rounds, tally, totals)
+    state = np.zeros(0, dtype=np.int64)
+    squares = loop(game.tables, arguments, state, outcomes, events.off(), game.scratch(), rounds, tally, totals)
     return totals, float(squares), tally
 
 
@@ -217,7 +218,7 @@ def first_spin(game, bonus: BonusMaths, mega: Fraction) -> FirstSpin:
 
 def rtp_arguments(game, free_spin_units: float, bonus: BonusMaths, mega: Fraction) -> np.ndarray:
     """The RTP mode's bet array: expected free spin and bonus game values, in thousandths."""
-    arguments = game.bet_arguments(game.simulation_bet(), None, rtp_mode=True)
+    arguments = game.bet_arguments(game.simulation_bet(), Operator(), rtp_mode=True)
     arguments[k.B_FREE_SPIN_MILLI] = round(free_spin_units * k.MILLI)
     for n in range(3, 16):
         arguments[k.B_BONUS_MILLI + n - 3] = round(float(bonus.total(n, mega)) * k.MILLI)
@@ -240,7 +241,7 @@ def rtp_report(
     model = str(game.path)
     bonus = BonusMaths(game)
     mega = mega_chance(game, game.simulation_bet().total_bet)
-    plain = game.bet_arguments(game.simulation_bet(), None, rtp_mode=True)
+    plain = game.bet_arguments(game.simulation_bet(), Operator(), rtp_mode=True)
     fs_totals, fs_squares, _ = run(model, "free", free_spins, seed, workers, plain)
     fs = stats.summarise(int(fs_totals[0]), int(fs_totals[1]), fs_squares, units)
     free_spin_units = fs["rtp"] * units

@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, RunResult, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune.kernels import (  # noqa: F401  (exported: the round and the loops)
@@ -67,8 +66,8 @@ class DivineFortune(Game):
     code = "divine-fortune"
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("bonus_value", "bonus_cell", "mega")
-    choice_names = ("start_bonus",)
     decisions = (Decision("start_bonus", ("start_bonus",)),)
+    strategies = ("start",)
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -206,14 +205,12 @@ class DivineFortune(Game):
             )
         return int(exact)
 
-    def bet_arguments(self, bet: Bet, operator: Operator | None, rtp_mode: bool = False) -> np.ndarray:
-        """The round function's bet array. No operator means simulation: the bonus game starts
-        by itself and the Mega is drawn as for real money. Fun play has no Mega."""
-        fun = operator is not None and operator.fun_play
+    def bet_arguments(self, bet: Bet, operator: Operator, rtp_mode: bool = False) -> np.ndarray:
+        """The round function's bet array. Fun play has no Mega."""
+        fun = operator.fun_play
         arguments = np.zeros(k.BET_ARGUMENTS, dtype=np.int64)
         arguments[k.B_LEVEL] = bet.unit_coins
         arguments[k.B_TOTAL_UNITS] = bet.total_units
-        arguments[k.B_AUTO_START] = operator is None
         arguments[k.B_MEGA_THRESHOLD] = 0 if fun else self.mega_threshold(bet.total_bet)
         arguments[k.B_MEGA_ALLOWED] = not fun
         arguments[k.B_RTP_MODE] = rtp_mode
@@ -225,16 +222,11 @@ class DivineFortune(Game):
         return PoolConfig(contribution=mega.contribution, reserve_share=mega.reserve_share, seed=mega.seed_eur)
 
     # -- rounds -----------------------------------------------------------------------------
-    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
-        work = self.scratch()
-        tally = np.zeros(len(k.TALLY), dtype=np.int64)
-        status, win = self.play_once(self.bet_arguments(bet, operator), outcomes, log, work, tally)
-        if status == events.REJECTED and work.info[k.I_REASON]:
-            raise ScriptError(self.refusal(work.info))
-        return RunResult(int(status), int(win))
-
-    def refusal(self, info: np.ndarray) -> str:
+    def refusal(self, work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
+        info = work.info
+        if not info[k.I_REASON]:
+            return None
         reason, screen, row, reel, symbol = (int(x) for x in info[:5])
         where = f"screens[{screen}][{row}][{reel}]"
         code = self.codes[symbol] if 0 <= symbol < len(self.codes) else symbol
