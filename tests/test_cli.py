@@ -220,7 +220,10 @@ def start_simulation(workers: str) -> subprocess.Popen:
 
 
 def wait_for_rounds(process: subprocess.Popen) -> None:
-    time.sleep(8)  # past start-up (the compiled code comes from the cache) and some chunks
+    """Wait until the rounds run (the command says so on standard error), then a little more."""
+    while "simulating dynasty" not in (line := process.stderr.readline()):
+        assert line, "the simulation never started"
+    time.sleep(2)
     assert process.poll() is None
 
 
@@ -247,3 +250,25 @@ def test_ctrl_c_twice_and_more_still_ends_cleanly_with_the_figures():
     report = json.loads(stdout)
     assert report["interrupted"] is True and report["rounds"] > 0
     assert 0.5 < report["rtp"] < 1.5
+
+
+def test_a_piped_answer_the_round_does_not_offer_is_bad_input():
+    result = invoke("play", "dynasty", "--seed", GAMBLING_SEED, input="purple\n")
+    assert_bad_input(result, "gamble: expected one of collect, red, black", "'purple'")
+
+
+def test_rtp_report_that_simulates_takes_a_budget_and_prints_its_interval(monkeypatch):
+    from slotforge.games.golden_grimoire import maths
+
+    # The exact base game takes half a minute and is not what this test reads: a stand-in
+    # worth 75% of the bet, whatever the Mystery draws.
+    monkeypatch.setattr(maths, "base_by_draw", lambda game: {"plain": 0.75, "by_draw": dict.fromkeys(maths.POOL, 0.0)})
+    result = invoke("rtp", "golden-grimoire", "--rounds", "40000")
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "free_spins_simulated: 40,000" in text
+    assert "base_lines                   75.0000%" in text
+    interval = next(line for line in text.splitlines() if line.startswith("interval99: "))
+    low, high = (float(x.rstrip("%")) for x in interval.removeprefix("interval99: ").split(" to "))
+    assert 90 < low < high < 100  # shown, in percent (rich once swallowed it as markup)
+    assert "percentage points (99%)" in text.splitlines()[1]

@@ -167,6 +167,13 @@ def workers_to_use(requested: int) -> int:
     return workers
 
 
+def log_line(text: str) -> None:
+    """Say what a long step is doing when standard error is a log, not a terminal (where the
+    progress bar says it)."""
+    if not err.is_terminal:
+        err.print(escape(text))
+
+
 @contextmanager
 def progress_bar(description: str) -> Iterator[Progress]:
     """A progress bar on standard error (nothing when it is not a terminal)."""
@@ -216,6 +223,8 @@ def rtp(
 
         options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance)
         result = guarded(lambda: the_game.rtp_report(options))
+    if result["method"] == "exact" and (rounds_ or seconds):
+        err.print(f"note: {game}'s RTP is exact: --rounds/--seconds are not used")
     if as_json:
         emit_json(result)
         return
@@ -266,15 +275,16 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
     Call it inside :func:`interrupts_end_the_run`."""
     from slotforge.maths.simulate import simulate as run
 
+    loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
+    simulating = f"simulating {code}: {rounds_:,} rounds on {workers} worker(s)…"
     with progress_bar("") as progress:
-        task = progress.add_task(
-            f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…",
-            total=None,
-        )
+        task = progress.add_task(loading, total=None)
+        log_line(loading)
 
         def compiled(_seconds: float) -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # from now on the simulator counts them
             progress.reset(task, total=rounds_, description=f"simulating {code}")
+            log_line(simulating)
 
         try:
             return guarded(lambda: run(
@@ -324,6 +334,10 @@ def print_simulation(game: Game, result: dict[str, Any]) -> None:
               "(a first run compiles it, later runs load it from the cache)")
 
 
+PAR_ROUNDS = 10_000_000
+PAR_SEED = 1
+
+
 @app.command()
 def par(
     game: str | None = typer.Argument(None, metavar="GAME",
@@ -331,9 +345,10 @@ def par(
     shipped: bool = typer.Option(False, "--shipped", metavar="",
                                  help="regenerate the project's own sheet(s) in docs/par/ with their recorded "
                                       "round counts and seeds"),
-    rounds_: int = typer.Option(10_000_000, "--rounds", "-n", min=1, metavar="N",
-                                help="rounds to simulate for the figures"),
-    seed: int = typer.Option(1, "--seed", min=0, metavar="SEED", help="the random seed of the simulation"),
+    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, metavar="N",
+                                       help=f"rounds to simulate for the figures [default: {PAR_ROUNDS:,}]"),
+    seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
+                                    help=f"the random seed of the simulation [default: {PAR_SEED}]"),
     workers: int = workers_option(),
     output: Path | None = typer.Option(None, "--out", metavar="FILE",
                                        help="write the sheet here (default: print it on standard output)"),
@@ -348,8 +363,8 @@ def par(
 
     used = workers_to_use(workers)
     if shipped:
-        given = {"--rounds": rounds_ != 10_000_000, "--seed": seed != 1, "--out": output, "--model": model}
-        clash = [name for name, value in given.items() if value]
+        given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model}
+        clash = [name for name, value in given.items() if value is not None]
         if clash:
             fail(f"--shipped: the shipped sheets use their recorded settings; drop {', '.join(clash)}")
         for code in [game] if game else list(SHIPPED):
@@ -360,7 +375,7 @@ def par(
     the_game = guarded(lambda: load_game(game, model))
     if output is not None:
         check_writable(output, force)
-    sheet = build_sheet(the_game, game, rounds_, seed, used, model)
+    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model)
     if output is None:
         sys.stdout.write(sheet)
         return
@@ -492,9 +507,10 @@ def finish_round(game: Game, record: dict[str, Any], seed: int | None, as_json: 
         if picked is None:
             break
         if picked not in options:
-            err.print(f"choose one of {', '.join(options)}; got {picked!r}")
+            message = f"{record['awaiting']['decision']}: expected one of {', '.join(options)}; got {picked!r}"
             if not sys.stdin.isatty():
-                raise typer.Exit(BAD_INPUT)
+                fail(message)
+            err.print(message)
             continue
         record = guarded(partial(rounds.resume, game, record, picked,
                                  source=word_source(seed, skip=len(record["inputs"]["random"]))))

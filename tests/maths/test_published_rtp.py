@@ -35,9 +35,9 @@ def test_dynasty_simulated_rounds_hold_the_published_rtp():
 @pytest.mark.slow
 def test_golden_grimoire_rtp_report_holds_the_published_rtp():
     game = load_game("golden-grimoire")
-    report = game.rtp_report(RtpOptions(rounds=1 << 18))
-    assert report["free_spins_simulated"] == 1 << 18
-    assert report["ci99"] < 0.001
+    report = game.rtp_report(RtpOptions(rounds=1 << 17))
+    assert report["free_spins_simulated"] == 1 << 17
+    assert report["ci99"] < 0.0015  # tight enough to see a wrong weight
     assert abs(report["rtp"] - float(game.spec.rtp)) < report["ci99"], CONFIDENCE
 
 
