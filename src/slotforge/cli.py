@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -166,6 +167,13 @@ def workers_to_use(requested: int) -> int:
     return workers
 
 
+def log_line(text: str) -> None:
+    """Say what a long step is doing when standard error is a log, not a terminal (where the
+    progress bar says it)."""
+    if not err.is_terminal:
+        err.print(escape(text))
+
+
 @contextmanager
 def progress_bar(description: str) -> Iterator[Progress]:
     """A progress bar on standard error (nothing when it is not a terminal)."""
@@ -215,6 +223,8 @@ def rtp(
 
         options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance)
         result = guarded(lambda: the_game.rtp_report(options))
+    if result["method"] == "exact" and (rounds_ or seconds):
+        err.print(f"note: {game}'s RTP is exact: --rounds/--seconds are not used")
     if as_json:
         emit_json(result)
         return
@@ -249,26 +259,32 @@ def simulate(
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
-    result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
-    if as_json:
-        emit_json(result)
-        return
-    print_simulation(the_game, result)
+    with interrupts_end_the_run() as run:
+        result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
+        run["interrupted"] = result["interrupted"]
+        if as_json:
+            emit_json(result)
+        else:
+            print_simulation(the_game, result)
 
 
 def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
                    bet: dict[str, Any] | None, model: Path | None, strategy: str | None = None) -> dict[str, Any]:
-    """Simulate with a progress bar: first while the round function compiles, then the rounds."""
+    """Simulate with a progress bar: first while the round function compiles, then the rounds.
+
+    Call it inside :func:`interrupts_end_the_run`."""
     from slotforge.maths.simulate import simulate as run
 
+    loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
+    simulating = f"simulating {code}: {rounds_:,} rounds on {workers} worker(s)…"
     with progress_bar("") as progress:
-        task = progress.add_task(
-            f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…",
-            total=None,
-        )
+        task = progress.add_task(loading, total=None)
+        log_line(loading)
 
         def compiled(_seconds: float) -> None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # from now on the simulator counts them
             progress.reset(task, total=rounds_, description=f"simulating {code}")
+            log_line(simulating)
 
         try:
             return guarded(lambda: run(
@@ -280,6 +296,25 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
             raise typer.Exit(INTERRUPTED) from None
 
 
+@contextmanager
+def interrupts_end_the_run() -> Iterator[dict[str, bool]]:
+    """Ctrl-C while the round function compiles stops the command (there is nothing to report
+    yet); once rounds run, the simulator stops at the first and reports what ran.
+
+    Set ``["interrupted"]`` on the yielded dict when the run was stopped: the command is then
+    ending, and further Ctrl-C stay ignored until the process exits, however many arrive
+    (restoring Python's handler would let a late one kill it with the figures half written).
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    run = {"interrupted": False}
+    try:
+        yield run
+        sys.stdout.flush()
+    finally:
+        if not run["interrupted"]:
+            signal.signal(signal.SIGINT, previous)
+
+
 def print_simulation(game: Game, result: dict[str, Any]) -> None:
     note = " (interrupted: the figures are for the rounds played)" if result["interrupted"] else ""
     played = f", strategy {result['strategy']}" if result.get("strategy") else ""
@@ -288,7 +323,8 @@ def print_simulation(game: Game, result: dict[str, Any]) -> None:
               f"{result['rounds']:,} rounds{note}")
     out.print(f"RTP {percent(result['rtp'])}  ± {points(result['ci95'])} (95%)  ± {points(result['ci99'])} (99%)")
     if "rtp_without_jackpot" in result:
-        out.print(f"RTP without the progressive jackpot's share {percent(result['rtp_without_jackpot'])}")
+        out.print(f"  the jackpot pool's share {percent(result['jackpot_pool']['total'])} is included (contribution "
+                  f"and seed, paid by the pool); without it the rounds paid {percent(result['rtp_without_jackpot'])}")
     out.print(f"hit frequency {percent(result['hit_frequency'], 2)}   std per round {result['std']:.3f} x total bet"
               f"   max win {result['max_win']:,.2f} x total bet")
     for key, value in flatten(result["features"]):
@@ -298,6 +334,10 @@ def print_simulation(game: Game, result: dict[str, Any]) -> None:
               "(a first run compiles it, later runs load it from the cache)")
 
 
+PAR_ROUNDS = 10_000_000
+PAR_SEED = 1
+
+
 @app.command()
 def par(
     game: str | None = typer.Argument(None, metavar="GAME",
@@ -305,9 +345,10 @@ def par(
     shipped: bool = typer.Option(False, "--shipped", metavar="",
                                  help="regenerate the project's own sheet(s) in docs/par/ with their recorded "
                                       "round counts and seeds"),
-    rounds_: int = typer.Option(10_000_000, "--rounds", "-n", min=1, metavar="N",
-                                help="rounds to simulate for the figures"),
-    seed: int = typer.Option(1, "--seed", min=0, metavar="SEED", help="the random seed of the simulation"),
+    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, metavar="N",
+                                       help=f"rounds to simulate for the figures [default: {PAR_ROUNDS:,}]"),
+    seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
+                                    help=f"the random seed of the simulation [default: {PAR_SEED}]"),
     workers: int = workers_option(),
     output: Path | None = typer.Option(None, "--out", metavar="FILE",
                                        help="write the sheet here (default: print it on standard output)"),
@@ -322,8 +363,8 @@ def par(
 
     used = workers_to_use(workers)
     if shipped:
-        given = {"--rounds": rounds_ != 10_000_000, "--seed": seed != 1, "--out": output, "--model": model}
-        clash = [name for name, value in given.items() if value]
+        given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model}
+        clash = [name for name, value in given.items() if value is not None]
         if clash:
             fail(f"--shipped: the shipped sheets use their recorded settings; drop {', '.join(clash)}")
         for code in [game] if game else list(SHIPPED):
@@ -334,7 +375,7 @@ def par(
     the_game = guarded(lambda: load_game(game, model))
     if output is not None:
         check_writable(output, force)
-    sheet = build_sheet(the_game, game, rounds_, seed, used, model)
+    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model)
     if output is None:
         sys.stdout.write(sheet)
         return
@@ -363,7 +404,9 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
         task = progress.add_task(f"computing the RTP of {code}", total=None)
         options = RtpOptions(progress=lambda done, total: progress.update(task, completed=done, total=total))
         report = guarded(lambda: game.rtp_report(options))
-    simulation = run_simulation(game, code, rounds_, seed, workers, None, model)
+    with interrupts_end_the_run() as run:
+        simulation = run_simulation(game, code, rounds_, seed, workers, None, model)
+        run["interrupted"] = simulation["interrupted"]
     if simulation["interrupted"]:
         err.print("interrupted: no sheet written (a PAR sheet holds complete runs only)")
         raise typer.Exit(INTERRUPTED)
@@ -466,9 +509,10 @@ def finish_round(game: Game, record: dict[str, Any], seed: int | None, as_json: 
         if picked is None:
             break
         if picked not in options:
-            err.print(f"choose one of {', '.join(options)}; got {picked!r}")
+            message = f"{record['awaiting']['decision']}: expected one of {', '.join(options)}; got {picked!r}"
             if not sys.stdin.isatty():
-                raise typer.Exit(BAD_INPUT)
+                fail(message)
+            err.print(message)
             continue
         record = guarded(partial(rounds.resume, game, record, picked,
                                  source=word_source(seed, skip=len(record["inputs"]["random"]))))

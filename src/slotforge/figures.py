@@ -50,6 +50,8 @@ def describe(key: str, value: Any) -> str:
         return percent(value)
     if isinstance(value, float) and last.startswith("ci"):
         return points(value)
+    if isinstance(value, int) and (last == "seed" or last.endswith("_seed")):
+        return str(value)  # a name for a stream, not a quantity
     return number(value)
 
 

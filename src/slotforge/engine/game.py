@@ -211,8 +211,15 @@ class Game(ABC):
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
 
+    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
+        """A progressive jackpot's share of RTP in a simulation, as the game's RTP report counts
+        it (``total`` and its parts), or None for a game without one. Its wins are paid by a
+        jackpot pool, not by the round, so the simulator adds this share to what players get
+        back."""
+        return None
+
     def par_sections(self) -> list[str]:
-        """Markdown the game adds to its PAR sheet (figures per configuration, ...)."""
+        """Game-specific Markdown sections of the PAR sheet (feature tables the model holds)."""
         return []
 
     def parse_draw(self, name: str, raw: Any) -> int:

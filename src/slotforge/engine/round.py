@@ -2,7 +2,7 @@
 
 It wraps a game's compiled round function with everything around it: reading a script,
 growing the random buffer or the event log when a round needs more, turning the event log into
-the round record of SCENARIOS.md, and replaying a record to prove it.
+the round record of docs/scripts.md, and replaying a record to prove it.
 
 A round that waits for a choice is not suspended anywhere: its record holds the random words it
 used and the choices made so far, and the round resumes by replaying those with the new choice.
@@ -27,7 +27,7 @@ WordSource = Callable[[int], np.ndarray]
 
 @dataclass
 class Script:
-    """Forced outcomes (SCENARIOS.md), already checked against the game."""
+    """Forced outcomes (docs/scripts.md), already checked against the game."""
 
     bet: dict[str, Any] | None = None
     screens: list[np.ndarray] = field(default_factory=list)

@@ -241,10 +241,20 @@ def _run_in_pool(tasks: Iterator[tuple], total: Partial, progress: Callable[[int
 def report(
     game, bet, total: Partial, elapsed: float, seed: int, workers: int, interrupted: bool
 ) -> dict[str, Any]:
-    """The simulation's figures, as fractions of the total bet."""
+    """The simulation's figures, as fractions of the total bet.
+
+    For a game with a progressive jackpot, ``rtp`` is what players get back with the jackpot
+    pool's share included (as the game's RTP report counts it: the contribution and the seed's
+    share), ``rtp_without_jackpot`` what the rounds themselves paid, and ``jackpot_pool`` the
+    share's parts; the intervals are those of the rounds' wins.
+    """
     units = bet.total_units
     summary = stats.summarise(total.rounds, total.win_units, total.squares, units)
     tally = {name: int(v) for name, v in zip(game.tally_names, total.tally, strict=False)} if total.rounds else {}
+    pool = game.jackpot_share(tally, total.rounds, bet) if total.rounds else None
+    if pool is not None:
+        summary = {"rtp": summary["rtp"] + pool["total"], "rtp_without_jackpot": summary["rtp"],
+                   "jackpot_pool": pool, **{k: v for k, v in summary.items() if k != "rtp"}}
     return {
         "game": game.code,
         "model": game.model_id,
