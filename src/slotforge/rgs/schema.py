@@ -95,6 +95,7 @@ rounds = Table(
     Column("balance_after", BigInteger, nullable=False),
     Column("autoplay_id", Id, nullable=True),
     Column("record", Text, nullable=False),  # the engine's record, as played
+    Column("void_reason", Text, nullable=True),
     Column("started_at", BigInteger, nullable=False),
     Column("finished_at", BigInteger, nullable=True),
     Index("ix_rounds_player_id", "player_id", "id"),

@@ -129,6 +129,7 @@ def upgrade() -> None:
     sa.Column('balance_after', sa.BigInteger(), nullable=False),
     sa.Column('autoplay_id', sa.BigInteger().with_variant(sa.Integer(), 'sqlite'), nullable=True),
     sa.Column('record', sa.Text(), nullable=False),
+    sa.Column('void_reason', sa.Text(), nullable=True),
     sa.Column('started_at', sa.BigInteger(), nullable=False),
     sa.Column('finished_at', sa.BigInteger(), nullable=True),
     sa.ForeignKeyConstraint(['player_id'], ['players.id'], name=op.f('fk_rounds_player_id')),
