@@ -89,7 +89,7 @@ class EmbeddedJackpots:
               amount: Decimal, detail: Any, now: int) -> None:
         state = pool.state()
         conn.execute(update(jackpot_pools).where(jackpot_pools.c.name == game.code)
-                     .values(wins=jackpot_pools.c.wins + (kind == "claim"), **_books(state)))
+                     .values(wins=jackpot_pools.c.wins + int(kind == "claim"), **_books(state)))
         conn.execute(insert(jackpot_entries).values(
             pool=game.code, round_id=round_id, kind=kind, amount=str(amount),
             detail=json.dumps({k: str(v) for k, v in asdict(detail).items()}), created_at=now,
