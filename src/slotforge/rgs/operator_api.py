@@ -9,7 +9,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sqlalchemy import Float, cast, func, select
 
-from slotforge.maths.stats import summarise
 from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, invalid, not_found
 from slotforge.rgs.models import Code, SessionRequest, TransactionRequest, VoidRequest
@@ -149,6 +148,8 @@ def void_round(round_id: int, body: VoidRequest, operator_id: Operator, request:
 @router.get("/reports/games")
 def game_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
+    from slotforge.maths.stats import summarise  # scipy: imported when a report is asked for, not at start-up
+
     server = server_of(request)
     ratio = cast(rounds.c.win, Float) / rounds.c.stake
     query = (
