@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 # An amount as a decimal string ("12.50"): a JSON number is refused, so no float ever carries money.
 Money = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
 Code = Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.:@-]+$")]
+# A row id as clients may send it: positive and within the database's 64-bit integers.
+Id = Annotated[int, Field(ge=1, le=2**63 - 1)]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 
 
@@ -20,7 +22,7 @@ class Body(BaseModel):
 class RoundRequest(Body):
     game: Code
     bet: dict[str, Any] = Field(default_factory=dict, description="the game's bet fields (defaults fill the rest)")
-    autoplay: int | None = Field(None, ge=1, description="the autoplay plan this round counts against")
+    autoplay: Id | None = Field(None, description="the autoplay plan this round counts against")
     script: dict[str, Any] | None = Field(None, description="forced outcomes (QA mode, fun sessions only)")
 
 

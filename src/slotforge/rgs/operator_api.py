@@ -11,7 +11,7 @@ from sqlalchemy import Float, cast, func, select
 
 from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, invalid, not_found
-from slotforge.rgs.models import Code, SessionRequest, TransactionRequest, VoidRequest
+from slotforge.rgs.models import Code, Id, SessionRequest, TransactionRequest, VoidRequest
 from slotforge.rgs.money import parse_amount, to_text
 from slotforge.rgs.schema import ledger, players, rounds
 from slotforge.rgs.service import Server, iso, lock_player, round_view
@@ -127,7 +127,7 @@ def operator_rounds(operator_id: Operator, request: Request, player: Code | None
 
 
 @router.post("/rounds/{round_id}/void")
-def void_round(round_id: int, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
     """Void an open round (a malfunction): its stake is refunded. Voiding again answers the same."""
     server = server_of(request)
     with server.transaction() as conn:

@@ -16,7 +16,7 @@ from slotforge.engine.game import Game, ScriptError
 from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
-from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, RoundRequest
+from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.schema import autoplays, rounds
 from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view
@@ -139,7 +139,7 @@ def play_round(body: RoundRequest, auth: Player, request: Request, key: Idempote
 
 
 @router.post("/rounds/{round_id}/decisions")
-def decide(round_id: int, body: DecisionRequest, auth: Player, request: Request,
+def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Request,
            key: IdempotencyKey = None) -> JSONResponse:
     """Resume the open round with the player's choice."""
     server = server_of(request)
@@ -150,7 +150,7 @@ def decide(round_id: int, body: DecisionRequest, auth: Player, request: Request,
 
 @router.get("/rounds")
 def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 10,
-           before: Annotated[int | None, Query(ge=1)] = None) -> dict[str, Any]:
+           before: Annotated[Id | None, Query()] = None) -> dict[str, Any]:
     """The player's rounds, newest first, each with its full record."""
     if auth.fun:
         raise ApiError(403, "FEATURE_DISABLED", "history is not available when playing for fun")
@@ -168,7 +168,7 @@ def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=
 
 
 @router.get("/rounds/{round_id}")
-def one_round(round_id: int, auth: Player, request: Request) -> dict[str, Any]:
+def one_round(round_id: Id, auth: Player, request: Request) -> dict[str, Any]:
     """One round's record and whether replaying its inputs gives the same record."""
     server = server_of(request)
     with server.engine.connect() as conn:
@@ -234,13 +234,13 @@ def own_plan(server: Server, auth: Auth, plan_id: int) -> dict[str, Any]:
 
 
 @router.get("/autoplay/{plan_id}")
-def get_autoplay(plan_id: int, auth: Player, request: Request) -> dict[str, Any]:
+def get_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]:
     row = own_plan(server_of(request), auth, plan_id)
     return plan_view(row["id"], json.loads(row["plan"]), row["played"], row["net"], row["stopped"])
 
 
 @router.delete("/autoplay/{plan_id}")
-def stop_autoplay(plan_id: int, auth: Player, request: Request) -> dict[str, Any]:
+def stop_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]:
     """Stop a plan; the round in play finishes as it is."""
     server = server_of(request)
     row = own_plan(server, auth, plan_id)
