@@ -249,7 +249,9 @@ def replay(record_file: Path = typer.Argument(..., help="a round record (JSON)")
     raise typer.Exit(1)
 
 
-DatabaseOpt = typer.Option(None, "--database", help="database URL (default sqlite:///slotforge.db; or SLOTFORGE_DATABASE_URL)")
+DatabaseOpt = typer.Option(
+    None, "--database", help="database URL (default sqlite:///slotforge.db; or SLOTFORGE_DATABASE_URL)"
+)
 ConfigOpt = typer.Option(None, "--config", help="the operator's settings file (TOML)")
 
 
@@ -283,7 +285,7 @@ def serve(
     if workers > 1 and settings.database_url.startswith("sqlite"):
         err.print("note: several workers share one SQLite file; PostgreSQL serves them better")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    guarded(lambda: migrate(connect(settings.database_url)))
+    guarded(lambda: migrate(connect(settings.database_url)))  # once, before any worker starts
     # Each worker builds its app from the environment: pass the settings on that way.
     os.environ["SLOTFORGE_DATABASE_URL"] = settings.database_url
     if qa:

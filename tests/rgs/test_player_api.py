@@ -19,6 +19,8 @@ from slotforge.rgs.service import lock_player
 
 from .conftest import losing_screen
 
+# Rounds per game and database recalled and replayed here; the crash test replays its rounds too.
+ROUNDS_PER_GAME = 150
 MEGA_TRIGGER = [["BONUS", "BONUS", "BONUS", "ACE", "QUEEN"],
                 ["ACE", "QUEEN", "LION", "JACK", "TEN"],
                 ["JACK", "EAGLE", "MINOTAUR", "KING", "ACE"]]
@@ -111,7 +113,7 @@ def test_an_amount_must_be_a_positive_decimal_string_of_cents(api, amount):
 @pytest.mark.parametrize("game", ["dynasty", "divine-fortune", "golden-grimoire"])
 def test_recall_returns_the_newest_rounds_first_and_each_replays(api, game):
     player = api.player("1000.00")
-    played = [player.finish(player.play(game))["round"]["id"] for _ in range(300)]
+    played = [player.finish(player.play(game))["round"]["id"] for _ in range(ROUNDS_PER_GAME)]
     newest = player.get("/v1/rounds", params={"limit": 10}).json()["rounds"]
     assert [r["id"] for r in newest] == played[::-1][:10]
     page = player.get("/v1/rounds", params={"limit": 5, "before": newest[-1]["id"]}).json()["rounds"]
@@ -119,7 +121,7 @@ def test_recall_returns_the_newest_rounds_first_and_each_replays(api, game):
     server = api.client.app.state.server
     with server.engine.connect() as conn:
         records = [json.loads(r) for r in conn.execute(select(rounds.c.record).where(rounds.c.game == game)).scalars()]
-    assert len(records) == 300
+    assert len(records) == ROUNDS_PER_GAME
     assert all(runner.replay(server.games[game], record)[0] for record in records)
     assert player.get(f"/v1/rounds/{played[0]}").json()["verified"] is True
     books_balance(api)

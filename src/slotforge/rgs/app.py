@@ -42,11 +42,20 @@ def load_games(codes: list[str] | None) -> dict[str, Game]:
     for code in codes or game_codes():
         started = time.perf_counter()
         game = load_game(code)
+        log.info("game %s: loading its compiled round (compiling it on the first start takes minutes)", code)
         runner.play(game, None, source=runner.seeded_words(0), operator=Operator())
-        log.info("game %s ready (%s): round compiled or loaded from the cache in %.1f s", code, game.model_id,
+        log.info("game %s ready (%s): round %s in %.1f s", code, game.model_id, how_compiled(game),
                  time.perf_counter() - started)
         games[code] = game
     return games
+
+
+def how_compiled(game: Game) -> str:
+    """Whether numba compiled the game's round loop now or loaded it from its disk cache."""
+    stats = getattr(game.simulate_rounds, "stats", None)
+    if stats is None:
+        return "run as plain Python"
+    return "compiled" if stats.cache_misses else "loaded from the cache"
 
 
 def create_app(settings: Settings, games: dict[str, Game] | None = None,

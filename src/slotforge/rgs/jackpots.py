@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, insert, select, update
 
 from slotforge.engine.game import Game
-from slotforge.jackpot import Claim, Contribution, InMemoryPool, PoolConfig, PoolState
+from slotforge.jackpot import Claim, Contribution, InMemoryPool, PoolState
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools
 
 POOL_CURRENCY = "EUR"

@@ -29,7 +29,7 @@ from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, ha
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
 from slotforge.rgs.settings import Jurisdiction, Settings
-from slotforge.rgs.wallet import InsufficientFunds, InternalWallet, Wallet
+from slotforge.rgs.wallet import InternalWallet, Wallet
 
 log = logging.getLogger("slotforge.rgs")
 
