@@ -167,12 +167,13 @@ def make_api(games, database_url, clock):
     """Build an in-process server for settings overrides: ``make_api(qa=True, games=...)``."""
     clients = []
 
-    def build(game_objects: dict | None = None, **overrides: Any) -> Api:
+    def build(game_objects: dict | None = None, operator_key: str | None = None, **overrides: Any) -> Api:
+        """A server on the test's database; ``operator_key`` of an earlier one restarts it."""
         settings = load_settings(None, database_url=database_url, **overrides)
         app = create_app(settings, games=game_objects if game_objects is not None else games, clock=clock)
         client = TestClient(app)
         clients.append(client)
-        return Api(client, make_operator(app))
+        return Api(client, operator_key or make_operator(app))
 
     yield build
     for client in clients:

@@ -259,18 +259,21 @@ def open_gamble(player, games):
     raise AssertionError("no winning round in 500")
 
 
-def test_an_open_round_blocks_a_new_one_and_comes_back_in_a_new_session(api, games):
+def test_an_open_round_survives_a_restart_and_comes_back_in_a_new_session(make_api, games):
+    api = make_api()
     player = api.player("100.00", player_id="returning")
     waiting = open_gamble(player, games)
     blocked = player.play()
     assert blocked.status_code == 409 and blocked.json()["error"] == "ROUND_IN_PROGRESS"
-    later = api.player("0.00", player_id="returning")  # a new session of the same player
+    api.client.app.state.server.engine.dispose()
+    restarted = make_api(operator_key=api.operator_key)  # a new server on the same database
+    later = restarted.player("0.00", player_id="returning")  # a new session of the same player
     shown = later.get("/v1/session").json()["open_rounds"]
     assert [r["id"] for r in shown] == [waiting["id"]]
     done = later.post(f"/v1/rounds/{waiting['id']}/decisions", {"choice": "collect"})
     assert done.json()["round"]["status"] == "complete"
     assert done.json()["round"]["total_win"] == waiting["awaiting"]["win"]
-    books_balance(api)
+    books_balance(restarted)
 
 
 def test_a_round_left_past_the_limit_is_collected_for_the_player(api, games, clock):
