@@ -17,7 +17,7 @@ from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import rounds
 from slotforge.rgs.service import lock_player
 
-from .conftest import losing_screen
+from .conftest import losing_screen, make_operator
 
 # Rounds per game and database recalled and replayed here; the crash test replays its rounds too.
 ROUNDS_PER_GAME = 150
@@ -445,3 +445,26 @@ def test_the_game_report_shows_actual_and_model_rtp(api):
     assert Decimal(row["ggr"]) == Decimal(row["stakes"]) - Decimal(row["wins"])
     assert Decimal(row["rtp"]) == (Decimal(row["wins"]) / Decimal("10.00")).quantize(Decimal("0.000001"))
     assert row["model_rtp"] == "0.95" and row["rtp_ci99"] > 0
+
+
+def test_the_operator_sees_its_players_rounds_and_position(api):
+    player = api.player("10.00")
+    ids = [player.finish(player.play())["round"]["id"] for _ in range(3)]
+    listed = api.operator("GET", "/v1/operator/rounds", params={"player": player.player_id, "game": "dynasty"})
+    assert [r["id"] for r in listed.json()["rounds"]] == ids[::-1]
+    info = api.operator("GET", f"/v1/operator/players/{player.player_id}").json()
+    net = sum(Decimal(r["total_win"]) - Decimal(r["total_bet"]) for r in listed.json()["rounds"])
+    assert Decimal(info["net_position"]) == net
+    assert Decimal(info["balance"]) == Decimal("10.00") + net
+    stranger = make_operator(api.client.app)
+    assert api.client.get("/v1/operator/rounds", headers={"X-Api-Key": stranger}).json()["rounds"] == []
+    assert api.client.get(f"/v1/operator/players/{player.player_id}", headers={"X-Api-Key": stranger}).status_code == 404
+
+
+def test_a_session_needs_a_known_jurisdiction_and_operator_key(api):
+    unknown = api.operator("POST", "/v1/operator/sessions", json={"player_id": "x", "currency": "EUR",
+                                                                  "jurisdiction": "atlantis"})
+    assert unknown.status_code == 422 and unknown.json()["field"] == "jurisdiction"
+    forged = api.client.post("/v1/operator/sessions", json={"player_id": "x", "currency": "EUR"},
+                             headers={"X-Api-Key": "forged"})
+    assert forged.status_code == 401
