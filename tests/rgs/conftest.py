@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -240,10 +241,18 @@ def audit(database_url: str) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, text=True)
 
 
-def losing_screen(game) -> list[list[str]]:
-    """A first screen of ``game`` that wins nothing, found by playing seeded rounds."""
-    for seed in range(1000):
+def screen_winning(game, wins) -> tuple[list[list[str]], str]:
+    """A first screen of ``game`` at the default bet whose base-game win satisfies ``wins``
+    (a predicate on the amount), with that amount; found by playing seeded rounds."""
+    for seed in range(5000):
         record = runner.play(game, None, source=runner.seeded_words(seed))
-        if record["total_win"] == "0.00" and record["status"] == "complete" and len(record["steps"]) == 1:
-            return record["steps"][0]["screen"]
-    raise AssertionError("no losing screen in 1000 seeds")
+        base = record["steps"][0]
+        amount = sum((Decimal(w["amount"]) for w in base["wins"]), Decimal("0.00"))
+        if len(record["steps"]) == 1 and not base["events"] and wins(amount):
+            return base["screen"], str(amount)
+    raise AssertionError("no such screen in 5000 seeds")
+
+
+def losing_screen(game) -> list[list[str]]:
+    """A first screen of ``game`` that wins nothing."""
+    return screen_winning(game, lambda amount: amount == 0)[0]

@@ -17,7 +17,7 @@ from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import rounds
 from slotforge.rgs.service import lock_player
 
-from .conftest import losing_screen, make_operator
+from .conftest import losing_screen, make_operator, screen_winning
 
 # Rounds per game and database recalled and replayed here; the crash test replays its rounds too.
 ROUNDS_PER_GAME = 150
@@ -354,11 +354,12 @@ def test_default_autoplay_needs_a_loss_limit_and_stays_within_its_rounds(api):
     assert too_many.status_code == 403 and too_many.json()["error"] == "LIMIT_EXCEEDED"
 
 
-def run_autoplay(player, **conditions):
+def run_autoplay(player, screens, **conditions):
+    """Play forced screens under an autoplay plan until it stops; the rounds played and why."""
     plan = player.post("/v1/autoplay", {"game": "dynasty", "cash_decrease": "90.00", **conditions}).json()
     played = []
-    for _ in range(conditions.get("rounds", 100) + 1):
-        answer = player.play(autoplay=plan["id"])
+    for screen in screens:
+        answer = player.play(autoplay=plan["id"], script={"screens": [screen]})
         if answer.status_code == 409:
             assert answer.json()["error"] == "AUTOPLAY_STOPPED"
             return played, answer.json()["reason"]
@@ -366,30 +367,47 @@ def run_autoplay(player, **conditions):
     raise AssertionError("autoplay never stopped")
 
 
-def test_autoplay_stops_after_its_rounds(api):
-    played, reason = run_autoplay(api.player("100.00"), rounds=5)
+@pytest.fixture
+def forced(make_api, games):
+    """A fun player of a --qa server, and Dynasty screens: losing, a win below 0.20, a win of 0.50 or more."""
+    game = games["dynasty"]
+    lose = losing_screen(game)
+    small, small_win = screen_winning(game, lambda amount: Decimal("0") < amount < Decimal("0.20"))
+    big, big_win = screen_winning(game, lambda amount: amount >= Decimal("0.50"))
+    return make_api(qa=True).fun_player(), lose, (small, Decimal(small_win)), (big, Decimal(big_win))
+
+
+def test_autoplay_stops_after_its_rounds(forced):
+    player, lose, _, _ = forced
+    played, reason = run_autoplay(player, [lose] * 10, rounds=5)
     assert reason == "rounds" and len(played) == 5
 
 
-def test_autoplay_stops_on_any_win(api):
-    played, reason = run_autoplay(api.player("100.00"), rounds=100, stop_on_any_win=True)
-    assert reason == "any_win"
-    assert Decimal(played[-1]["total_win"]) > 0 and all(Decimal(r["total_win"]) == 0 for r in played[:-1])
+def test_autoplay_stops_on_any_win(forced):
+    player, lose, (small, _), _ = forced
+    played, reason = run_autoplay(player, [lose, lose, small, lose], rounds=100, stop_on_any_win=True)
+    assert reason == "any_win" and len(played) == 3
 
 
-def test_autoplay_stops_at_the_loss_limit(api):
-    played, reason = run_autoplay(api.player("100.00"), rounds=100, cash_decrease="1.00")
-    net = sum(Decimal(r["total_win"]) - Decimal(r["total_bet"]) for r in played)
-    assert reason == "cash_decrease" and net <= Decimal("-1.00")
-    assert sum(Decimal(r["total_win"]) - Decimal(r["total_bet"]) for r in played[:-1]) > Decimal("-1.00")
+def test_autoplay_stops_at_the_loss_limit(forced):
+    player, lose, _, _ = forced
+    # Five losing rounds of 0.20 lose 1.00: the limit is reached after the fifth.
+    played, reason = run_autoplay(player, [lose] * 10, rounds=100, cash_decrease="1.00")
+    assert reason == "cash_decrease" and len(played) == 5
 
 
-def test_autoplay_stops_on_a_single_win_and_on_a_cash_increase(api):
-    played, reason = run_autoplay(api.player("100.00"), rounds=100, single_win_at_least="0.40")
-    assert reason == "single_win_at_least" and Decimal(played[-1]["total_win"]) >= Decimal("0.40")
-    played, reason = run_autoplay(api.player("100.00"), rounds=100, cash_increase="0.01", cash_decrease="90.00")
-    assert reason == "cash_increase"
-    assert sum(Decimal(r["total_win"]) - Decimal(r["total_bet"]) for r in played) >= Decimal("0.01")
+def test_autoplay_stops_on_a_single_win(forced):
+    player, lose, (small, _), (big, _) = forced
+    played, reason = run_autoplay(player, [small, lose, big, lose], rounds=100, single_win_at_least="0.40")
+    assert reason == "single_win_at_least" and len(played) == 3
+
+
+def test_autoplay_stops_on_a_cash_increase(forced):
+    player, lose, _, (big, big_win) = forced
+    # A losing round, then the big win: net -0.20 - 0.20 + big_win >= 0.01 after the second round.
+    assert big_win - Decimal("0.40") >= Decimal("0.01")
+    played, reason = run_autoplay(player, [lose, big, lose, lose], rounds=100, cash_increase="0.01")
+    assert reason == "cash_increase" and len(played) == 2
 
 
 def test_autoplay_stops_on_a_feature(make_api, games):

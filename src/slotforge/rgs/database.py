@@ -1,23 +1,26 @@
 """Connecting to the database and bringing its schema up to date.
 
-SQLite runs in WAL mode with ``synchronous=FULL`` (a commit is on disk before the reply) and
-takes its write lock at the start of every transaction (``BEGIN IMMEDIATE``), so that two
-requests never both read a balance and then both write it. PostgreSQL locks the player's row
-(``SELECT ... FOR UPDATE``) for the same end.
+SQLite runs in WAL mode with ``synchronous=FULL`` (a commit is on disk before the reply); a
+write transaction takes the write lock at its start (``BEGIN IMMEDIATE``), so that two requests
+never both read a balance and then both write it, while readers read a snapshot unblocked.
+PostgreSQL locks the player's row (``SELECT ... FOR UPDATE``) for the same end.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 log = logging.getLogger("slotforge.rgs")
 
+WRITE = "slotforge_write"
 MIGRATIONS = Path(__file__).with_name("migrations")
 # Any fixed number: the PostgreSQL advisory lock that lets one server at a time migrate.
 MIGRATION_LOCK = 0x51077F0A6E
@@ -49,9 +52,21 @@ def _sqlite(url: str) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # Writers take the write lock up front; readers read a snapshot and never block.
+        immediate = connection.get_execution_options().get(WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
     return engine
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A transaction that will write: on SQLite it holds the write lock from its first statement,
+    so that what it reads (a balance) cannot change before it writes."""
+    with engine.connect() as connection:
+        connection = connection.execution_options(**{WRITE: True})
+        with connection.begin():
+            yield connection
 
 
 def migrate(engine: Engine) -> None:

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine, insert, select, update
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
+from slotforge.rgs.database import write_transaction
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
 from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
 from slotforge.rgs.money import to_minor, to_text
@@ -79,13 +80,22 @@ class Server:
         self.clock = clock
         self._in_flight: set[tuple[int, str]] = set()
         self._flight_lock = threading.Lock()
+        # SQLite has one writer at a time; queueing this process's writers on a lock is fair and
+        # prompt, where SQLite's own busy handler sleeps and retries (other processes still wait
+        # on it).
+        self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
 
     def now(self) -> int:
         return int(self.clock() * 1000)
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
-        with self.engine.begin() as conn:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        if self._write_lock is None:
+            with write_transaction(self.engine) as conn:
+                yield conn
+            return
+        with self._write_lock, write_transaction(self.engine) as conn:
             yield conn
 
     def game(self, code: str) -> Game:
