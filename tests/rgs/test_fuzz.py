@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 
 from slotforge.rgs.audit import audit
 
-EXAMPLES_PER_OPERATION = 70
+EXAMPLES_PER_OPERATION = 50
 
 
 def test_generated_requests_never_get_a_server_error_and_the_books_balance(api):
