@@ -20,6 +20,11 @@ def to_text(minor: int) -> str:
     return str((Decimal(minor) * CENT).quantize(CENT))
 
 
+def to_signed_text(minor: int) -> str:
+    """Whole cents that may be negative (a net position): "-1.20"."""
+    return to_text(minor) if minor >= 0 else "-" + to_text(-minor)
+
+
 def parse_amount(raw: str, field: str = "amount") -> int:
     """A decimal string from a request ("12.50") as positive whole cents."""
     try:

@@ -12,16 +12,12 @@ from sqlalchemy import Float, cast, func, select
 from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, invalid, not_found
 from slotforge.rgs.models import Code, Id, SessionRequest, TransactionRequest, VoidRequest
-from slotforge.rgs.money import parse_amount, to_text
+from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.service import Server, iso, lock_player, round_view
+from slotforge.rgs.service import iso, lock_player, round_view, server_of
 from slotforge.rgs.wallet import InsufficientFunds
 
 router = APIRouter(prefix="/v1/operator")
-
-
-def server_of(request: Request) -> Server:
-    return request.app.state.server
 
 
 def operator(request: Request, x_api_key: Annotated[str | None, Header()] = None) -> int:
@@ -91,11 +87,7 @@ def player(player_id: Code, operator_id: Operator, request: Request) -> dict[str
         net = conn.execute(select(func.coalesce(func.sum(rounds.c.win - rounds.c.stake), 0)).where(
             rounds.c.player_id == row["id"], rounds.c.status == "complete")).scalar_one()
     return {"player_id": player_id, "currency": row["currency"], "balance": to_text(row["balance"]),
-            "open_rounds": [round_view(r) for r in open_rounds], "net_position": signed(int(net))}
-
-
-def signed(minor: int) -> str:
-    return to_text(minor) if minor >= 0 else "-" + to_text(-minor)
+            "open_rounds": [round_view(r) for r in open_rounds], "net_position": to_signed_text(int(net))}
 
 
 def millis(raw: datetime | None) -> int | None:
@@ -172,7 +164,7 @@ def game_report(operator_id: Operator, request: Request, since: Since = None, un
         model = server.games.get(game)
         report.append({
             "game": game, "rounds": int(count), "stakes": to_text(int(stakes)), "wins": to_text(int(wins)),
-            "ggr": signed(int(stakes) - int(wins)),
+            "ggr": to_signed_text(int(stakes) - int(wins)),
             "rtp": str((Decimal(int(wins)) / Decimal(int(stakes))).quantize(Decimal("0.000001"))),
             "rtp_ci99": round(figures["ci99"], 6),
             "model_rtp": str(model.spec.rtp) if model else None,

@@ -17,16 +17,12 @@ from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
 from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
-from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.money import to_minor, to_signed_text, to_text
 from slotforge.rgs.schema import autoplays, rounds
-from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view
+from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view, server_of
 
 router = APIRouter(prefix="/v1")
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description="required on every POST")]
-
-
-def server_of(request: Request) -> Server:
-    return request.app.state.server
 
 
 def player(request: Request, authorization: Annotated[str | None, Header()] = None) -> Auth:
@@ -101,7 +97,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
         "jurisdiction": {"name": auth.jurisdiction_name, **json.loads(auth.jurisdiction.model_dump_json())},
         "games": [describe_game(game) for game in server.games.values()],
         "open_rounds": [round_view(row) for row in open_rounds],
-        "net_position": to_text(int(net)),
+        "net_position": to_signed_text(int(net)),
         "elapsed_s": (now - auth.started_at) // 1000,
     }
 
@@ -221,7 +217,7 @@ def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: I
 
 
 def plan_view(plan_id: int, plan: dict[str, Any], played: int, net: int, stopped: str | None) -> dict[str, Any]:
-    return {"id": plan_id, **plan, "played": played, "net": to_text(net) if net >= 0 else "-" + to_text(-net),
+    return {"id": plan_id, **plan, "played": played, "net": to_signed_text(net),
             "stopped": stopped}
 
 

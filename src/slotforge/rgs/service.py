@@ -340,6 +340,11 @@ def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, record
     return None
 
 
+def server_of(request: Any) -> Server:
+    """The server a request's app serves."""
+    return request.app.state.server
+
+
 def lock_player(conn: Connection, player_id: int) -> dict[str, Any]:
     """The player's row, locked until the transaction ends (PostgreSQL; SQLite holds the
     database's write lock already)."""
