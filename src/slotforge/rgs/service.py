@@ -204,7 +204,7 @@ class Server:
         """Pay a completed round (the progressive jackpot inside its win), keep its carried state."""
         row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
         jackpot = 0
-        if progressive_won(record):
+        if progressive_won(record) and not row["fun"]:  # play money never claims a real pool
             jackpot = to_minor(self.jackpots.claim(conn, game, round_id, now).amount, "jackpot")
         win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
         balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=round_id, now=now)
