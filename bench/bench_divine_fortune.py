@@ -1,5 +1,5 @@
 """Divine Fortune: complete rounds per second (re-spins, free spins and the bonus game, which
-starts by itself in simulation; the Mega is drawn as for real money at the simulation stake).
+starts by itself in simulation and spins its cell reels at the simulation stake).
 
     python bench/bench_divine_fortune.py [--rounds N] [--plain-rounds N] [--json]
 """

@@ -1,9 +1,10 @@
-"""How Divine Fortune's reel strips and bonus weights were designed.
+"""How Divine Fortune's reel strips and Jackpot Bonus game were designed.
 
-Run ``python tools/design_divine_fortune.py`` to lay the strips out again from the counts
-below, measure the game with the RTP report (exact first spin and bonus game, simulated
-re-spins and free spins), tune the BONUS value weights so that the total RTP is 96.59%, and
-write the model file. The layout is seeded, so the same counts always give the same strips.
+Run ``python tools/design_divine_fortune.py [ROUNDS]`` to lay the strips out again from the
+counts below, measure the main game with the RTP report (exact first spin, simulated re-spins,
+free spins and BONUS collection), design the bonus game's cell reels and BONUS values for every
+stake, and write the model file. The layout is seeded, so the same counts always give the same
+strips.
 
 Design choices:
 - One WILD per strip, so a reel shows at most one WILD per spin and Falling Wilds Re-Spins
@@ -12,12 +13,16 @@ Design choices:
   spin). The "held" strips, used by a reel holding a Falling Wild in the main game, are the
   base strips without BONUS and FREESPINS: that is how they "cannot appear" on such a reel.
 - Free spins carry a WILD a little more often: every WILD there is a Wild on Wild.
-- The Jackpot Bonus game: 3 spins, an empty cell lands a BONUS with chance 1/16 per spin,
-  values 10-200 coins per bet level. The value weights are the tuning knob: the bonus game
-  is exact, so its share can be set to close the gap to the published RTP precisely.
-- The Mega: drawn when the bonus game starts with a chance of 2e-5 per EUR of stake, so the
-  Mega rate per EUR staked is (bonus frequency, about 1/110) x 2e-5, about 1.8e-7, and the
-  Mega averages about 10,000 + 0.037 / 1.8e-7, a little over 200,000 EUR.
+- The Jackpot Bonus game: 3 spins; every one of the 15 cells is an independent reel that lands
+  a BONUS with the same chance at every spin, so any cell can fill at any time and the Mega
+  (the grid full) comes from the reels alone. The rules say the Mega's chance "correlates
+  positively with the bet size": each stake has its own cell chance, solved so that the Mega's
+  chance per bonus game is ``MEGA_PER_EUR`` x the stake (averaged over the BONUS a bonus game
+  starts with). Its rate per EUR staked, and so the jackpot pool's share of RTP, is then the
+  same at every stake; the Mega averages 10,000 EUR + 3.7% / that rate, about 210,000 EUR.
+- A larger cell chance fills more cells and more rows (Minor, Major) too; the BONUS value
+  weights of each stake are re-tuned (an exponential tilt of the values, solved for the mean
+  value) so that the total RTP is 96.59% at every stake.
 """
 
 from __future__ import annotations
@@ -26,7 +31,10 @@ import json
 import random
 import sys
 import tempfile
+from decimal import Decimal
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -94,7 +102,18 @@ FREE = {
 COUNTS = {"base": [dict(BASE, FREESPINS=n) for n in FREESPINS_PER_REEL], "free": [dict(FREE) for _ in range(5)]}
 
 VALUES = [10, 20, 30, 40, 50, 75, 100, 150, 200]
-WEIGHTS = [300, 260, 200, 150, 100, 60, 30, 12, 6]
+MEGA_PER_EUR = 0.00002  # the Mega's chance per bonus game per EUR of stake
+LAND_DEN = 1_000_000  # cell chances are num / LAND_DEN
+WEIGHT_TOTAL = 1_000_000  # value weights per stake sum to about this
+DESIGN_SEED = 7  # the RTP report checks the design with its own seed (2024)
+BONUS = {"trigger": 3, "spins": 3, "minor_x_total_bet": 20, "major_x_total_bet": 100}
+BET = {
+    "bet_level": {"min": 1, "max": 10, "default": 1},
+    "coin_values": {"values": ["0.01", "0.02", "0.05", "0.10", "0.20", "0.50"], "default": "0.01"},
+}
+# Before the design: every stake with one cell chance and flat weights (the main game's
+# measurement does not depend on them).
+PROVISIONAL = {"land_chance": [1, 30], "value_weights": [1] * len(VALUES)}
 
 
 def layout(counts: dict[str, int], seed: int) -> list[str]:
@@ -125,7 +144,13 @@ def strips(counts: dict[str, list[dict[str, int]]]) -> dict[str, list[list[str]]
     return {"base": base, "held": held, "free": free}
 
 
-def model(counts: dict, weights: list[int], report: dict | None = None) -> dict:
+def stakes() -> list[Decimal]:
+    """Every total bet the bet options offer (20 lines x bet level x coin value)."""
+    levels = range(BET["bet_level"]["min"], BET["bet_level"]["max"] + 1)
+    return sorted({20 * level * Decimal(value) for level in levels for value in BET["coin_values"]["values"]})
+
+
+def model(counts: dict, by_stake: list[dict], design: dict | None = None) -> dict:
     return {
         "game": "divine-fortune",
         "name": "Divine Fortune",
@@ -137,77 +162,124 @@ def model(counts: dict, weights: list[int], report: dict | None = None) -> dict:
         "wild": {"symbol": "WILD", "substitutes_except": ["FREESPINS", "BONUS"]},
         "line_pays": PAYS,
         "scatter_pays": {},
-        "bet": {
-            "bet_level": {"min": 1, "max": 10, "default": 1},
-            "coin_values": {"values": ["0.01", "0.02", "0.05", "0.10", "0.20", "0.50"], "default": "0.01"},
-        },
+        "bet": BET,
         "features": {
             "free_spins": {"trigger": 3, "awards": {"3": 5, "4": 8, "5": 12}},
-            "bonus_game": {
-                "trigger": 3,
-                "spins": 3,
-                "land_chance": [1, 16],
-                "values": VALUES,
-                "value_weights": weights,
-                "minor_x_total_bet": 20,
-                "major_x_total_bet": 100,
-            },
-            "mega": {"chance_per_eur": "0.00002", "contribution": "0.037", "reserve_share": "0.2", "seed_eur": "10000"},
+            "bonus_game": {**BONUS, "values": VALUES, "by_stake": by_stake},
+            "mega": {"contribution": "0.037", "reserve_share": "0.2", "seed_eur": "10000"},
         },
         "design": {
             "method": "tools/design_divine_fortune.py: counts per reel, seeded layout, held strips = base without "
-            "BONUS and FREESPINS, BONUS value weights tuned to the RTP report",
+            "BONUS and FREESPINS; per stake, the bonus game's cell chance solved for a Mega chance of "
+            f"{MEGA_PER_EUR} per EUR of stake per bonus game, and the BONUS value weights (an exponential tilt) "
+            "solved for the published RTP",
+            "mega_chance_per_bonus_game_per_eur": str(MEGA_PER_EUR),
             "counts": counts,
-            **({"measured": report} if report else {}),
+            **(design or {}),
         },
         "reels": strips(counts),
     }
 
 
-def measure(raw: dict, rounds: int, free_spins: int) -> dict:
+def measure(raw: dict, rounds: int) -> dict:
+    """The RTP report of a model (at the smallest stake), with the design's own seed."""
+    from slotforge.engine.game import RtpOptions
     from slotforge.games.divine_fortune.maths import rtp_report
     from slotforge.games.divine_fortune.rules import DivineFortune
 
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(raw, handle)
-    return rtp_report(DivineFortune(Path(handle.name)), rounds=rounds, free_spins=free_spins)
+    return rtp_report(DivineFortune(Path(handle.name)), RtpOptions(rounds=rounds), seed=DESIGN_SEED)
 
 
-def mean_value(weights: list[int]) -> float:
-    return sum(v * w for v, w in zip(VALUES, weights, strict=True)) / sum(weights)
+def bonus_figures(land: float, chances: dict[int, float]) -> dict[str, float]:
+    """Per round: expected cells, Minor and Major chances, and Mega chance, at a cell chance."""
+    from slotforge.games.divine_fortune.maths import final_cells, full_row_chances
+
+    ends = final_cells(land, BONUS["spins"], 15)
+    rows = np.array([full_row_chances(f, 3, 5) for f in range(16)])
+    figures = dict.fromkeys(("cells", "minor", "major", "mega"), 0.0)
+    for n, p in chances.items():
+        end = ends[n]
+        by_rows = end @ rows
+        figures["cells"] += p * float(end @ np.arange(16))
+        figures["minor"] += p * by_rows[1]
+        figures["major"] += p * by_rows[2]
+        figures["mega"] += p * by_rows[3]
+    return figures
 
 
-def tune_weights(report: dict, weights: list[int]) -> list[int]:
-    """Weights whose mean BONUS value closes the gap to the target.
-
-    Only the bonus coins depend on the values, and linearly in their mean; the weights are
-    scaled by 10 for resolution and the weight of the smallest value solves for the mean.
-    """
-    coins = report["parts"]["bonus_coins"]
-    wanted = mean_value(weights) * (coins + TARGET - report["rtp"]) / coins
-    scaled = [10 * w for w in weights]
-    others = scaled[1:]
-    top = sum(v * w for v, w in zip(VALUES[1:], others, strict=True)) - wanted * sum(others)
-    smallest = round(top / (wanted - VALUES[0]))
-    if smallest < 1:
-        raise RuntimeError(f"a mean value of {wanted:.3f} needs other weights; change WEIGHTS")
-    return [smallest, *others]
+def cell_chance(stake: Decimal, chances: dict[int, float]) -> int:
+    """The numerator (over LAND_DEN) whose Mega chance per bonus game is MEGA_PER_EUR x stake."""
+    games = sum(chances.values())
+    wanted = MEGA_PER_EUR * float(stake)
+    low, high = 1, LAND_DEN - 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        if bonus_figures(middle / LAND_DEN, chances)["mega"] / games < wanted:
+            low = middle
+        else:
+            high = middle
+    return high
 
 
-def main(rounds: int = 2_000_000_000, free_spins: int = 200_000_000) -> None:
-    """One long measurement, then the weights solved for the target (the bonus game is exact)."""
-    report = measure(model(COUNTS, WEIGHTS), rounds, free_spins)
-    print(
-        f"rtp {report['rtp']:.5f} +/-{report['ci99']:.5f}",
-        {k: round(v, 5) for k, v in report["parts"].items()},
-        flush=True,
-    )
-    weights = tune_weights(report, WEIGHTS)
-    print(f"weights {weights}: mean value {mean_value(WEIGHTS):.4f} -> {mean_value(weights):.4f}", flush=True)
-    raw = model(COUNTS, weights)
-    MODEL.write_text(json.dumps(raw, indent=1) + "\n")
+def tilted_weights(mean: float) -> list[int]:
+    """Integer weights w_i ~ exp(-t v_i) whose mean value is ``mean`` (t solved by bisection)."""
+    values = np.array(VALUES, dtype=float)
+
+    def weights(t: float) -> np.ndarray:
+        raw = np.exp(-t * (values - values.mean()))
+        return np.maximum(1, np.round(raw / raw.sum() * WEIGHT_TOTAL))
+
+    low, high = -0.1, 0.5
+    for _ in range(200):
+        middle = (low + high) / 2
+        w = weights(middle)
+        if (w @ values) / w.sum() > mean:
+            low = middle
+        else:
+            high = middle
+    return [int(x) for x in weights((low + high) / 2)]
+
+
+def design_stakes(report: dict) -> list[dict]:
+    """Cell chance and value weights of every stake, for the total RTP target at each."""
+    parts = report["parts"]
+    chances = {int(n): p for n, p in report["bonus_collected"].items()}
+    fixed = parts["base_game"] + parts["respins"] + parts["free_spins"] + parts["mega_contribution"]
+    units = 20
+    by_stake = []
+    for stake in stakes():
+        num = cell_chance(stake, chances)
+        figures = bonus_figures(num / LAND_DEN, chances)
+        seed_share = 10_000 * figures["mega"] / float(stake)
+        bonus_share = TARGET - fixed - seed_share
+        minor, major = figures["minor"] * BONUS["minor_x_total_bet"], figures["major"] * BONUS["major_x_total_bet"]
+        jackpots = units * (minor + major)
+        mean = (bonus_share * units - jackpots) / figures["cells"]
+        weights = tilted_weights(mean)
+        by_stake.append({"stake": format(stake, "f"), "land_chance": [num, LAND_DEN], "value_weights": weights})
+        print(f"stake {stake}: cell chance 1/{LAND_DEN / num:.2f}, mean value {mean:.3f}", flush=True)
+    return by_stake
+
+
+def main(rounds: int = 400_000_000) -> None:
+    """Measure the main game once, then design the bonus game of every stake (it is exact)."""
+    provisional = [{"stake": format(s, "f"), **PROVISIONAL} for s in stakes()]
+    report = measure(model(COUNTS, provisional), rounds)
+    print(f"measured {report['simulation']['rounds']:,} rounds:",
+          {k: round(v, 5) for k, v in report["parts"].items()}, flush=True)
+    by_stake = design_stakes(report)
+    measured = {
+        "rounds": report["simulation"]["rounds"],
+        "free_spins": report["simulation"]["free_spins"],
+        "seed": DESIGN_SEED,
+        "parts": {k: report["parts"][k] for k in ("base_game", "respins", "free_spins")},
+        "bonus_collected": report["bonus_collected"],
+    }
+    MODEL.write_text(json.dumps(model(COUNTS, by_stake, {"measured": measured}), indent=1) + "\n")
     print(f"wrote {MODEL}")
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:3]))
+    main(*(int(a) for a in sys.argv[1:2]))

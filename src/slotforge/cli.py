@@ -1,147 +1,142 @@
-"""The ``slotforge`` command: simulate, compute RTP, play and replay rounds, run the game server."""
+"""The ``slotforge`` command: simulate, compute RTP, write PAR sheets, play and replay rounds, run the
+game server."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from decimal import Decimal, InvalidOperation
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
+from typer.core import TyperGroup
 
+from slotforge import __version__
 from slotforge.engine import round as rounds
-from slotforge.engine.bet import BetError
-from slotforge.engine.game import Operator, ScriptError
-from slotforge.engine.model import ModelError
-from slotforge.games import UnknownGame, game_codes, load_game
+from slotforge.engine.game import Game, Operator, RtpOptions
+from slotforge.engine.model import read_json_file
+from slotforge.engine.record import differences
+from slotforge.figures import describe, flatten, model_label, percent, points
+from slotforge.games import game_codes, load_game
 
-app = typer.Typer(help="slotforge: slot games, their exact maths and a fast simulator.", no_args_is_help=True)
-out = Console()
-err = Console(stderr=True)
+# Exit codes: 0 done, 1 a replay that does not match, 2 bad input, 130 stopped by Ctrl-C
+# before anything was done.
+BAD_INPUT = 2
+INTERRUPTED = 130
 
-USER_ERRORS = (ModelError, BetError, ScriptError, UnknownGame, ValueError, FileNotFoundError)
+out = Console(soft_wrap=True, highlight=False)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
 
-GameArg = typer.Argument(..., help=f"one of: {', '.join(game_codes())}")
-ModelOpt = typer.Option(None, "--model", help="a model file to use instead of the shipped one")
+T = TypeVar("T")
+
+
+class OneLineErrors(TyperGroup):
+    """The command group, reporting a usage error (``-n abc``, an unknown option) as one line
+    ``error: ...`` with exit code 2 rather than a box of help."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except typer.Abort:
+            sys.exit(INTERRUPTED)
+        except typer.TyperException as error:  # a usage error: a bad option value, an unknown option
+            message = error.format_message()
+            if message:  # (empty after the help shown for a bare ``slotforge``)
+                err.print(f"[red]error:[/red] {escape(message)}")
+            sys.exit(BAD_INPUT)
+        sys.exit(code or 0)
+
+
+app = typer.Typer(
+    cls=OneLineErrors,
+    help="slotforge: slot games, their exact maths and a fast simulator.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="markdown",
+    pretty_exceptions_enable=False,
+)
+
+
+def escape(text: str) -> str:
+    """Text that rich prints as given (a value like ``[0.96, 0.97]`` is not markup)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
 
 
 def fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(2)
+    err.print(f"[red]error:[/red] {escape(message)}")
+    raise typer.Exit(BAD_INPUT)
 
 
-def guarded(action):
-    """Run ``action`` turning user errors into one-line messages and exit code 2."""
+def guarded(action: Callable[[], T]) -> T:
+    """Run ``action`` turning user errors into one-line messages and exit code 2.
+
+    Every error about the user's input (a model, script, bet, record or file) is a
+    ``ValueError`` that names the field or file at fault.
+    """
     try:
         return action()
-    except USER_ERRORS as error:
+    except ValueError as error:
         fail(str(error))
+    raise AssertionError("unreachable")
 
 
 def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2) + "\n")
 
 
-@app.command()
-def games() -> None:
-    """List the games."""
-    for code in game_codes():
-        game = guarded(lambda code=code: load_game(code))
-        out.print(f"{code:22} {game.spec.name:22} RTP {game.spec.rtp * 100:.2f}%  model {game.model_id}")
+def version_callback(value: bool) -> None:
+    if value:
+        out.print(f"slotforge {__version__}")
+        raise typer.Exit()
 
 
-@app.command()
-def rtp(game: str = GameArg, as_json: bool = typer.Option(False, "--json"), model: Path | None = ModelOpt) -> None:
-    """The game's RTP: exact where the maths allows, with every part of the game."""
-    result = guarded(lambda: load_game(game, model).rtp_report())
-    if as_json:
-        emit_json(result)
-        return
-    table = Table(title=f"{result['game']} — {result['method']} RTP {result['rtp'] * 100:.4f}%")
-    table.add_column("part")
-    table.add_column("RTP", justify="right")
-    for part, value in result["parts"].items():
-        table.add_row(part, f"{value * 100:.4f}%")
-    out.print(table)
-    for key, value in result.items():
-        if key not in ("parts", "game", "rtp", "method") and not isinstance(value, dict):
-            out.print(f"{key}: {value}")
-
-
-@app.command()
-def simulate(
-    game: str = GameArg,
-    rounds_: int = typer.Option(1_000_000, "--rounds", "-n", help="rounds to simulate"),
-    seed: int = typer.Option(0, "--seed", help="the same seed gives the same figures"),
-    workers: int = typer.Option(1, "--workers", "-w", help="processes; 0 = every core"),
-    bet: list[str] = typer.Option([], "--bet", help="a bet field, FIELD=VALUE (repeatable)"),
-    as_json: bool = typer.Option(False, "--json"),
-    model: Path | None = ModelOpt,
+@app.callback()
+def main(
+    version: bool = typer.Option(False, "--version", metavar="", help="print the version and exit", is_eager=True,
+                                 callback=version_callback),
 ) -> None:
-    """Simulate complete rounds and report RTP with its confidence intervals. Ctrl-C stops
-    early and reports what was simulated."""
-    from slotforge.maths.simulate import simulate as run
-
-    workers = workers or os.cpu_count() or 1
-    the_bet = guarded(lambda: parse_bet_options(bet))
-    guarded(lambda: load_game(game, model).parse_bet(the_bet))
-    with Progress(
-        TextColumn(f"simulating {game}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-        console=err, transient=True, disable=not err.is_terminal,
-    ) as progress:
-        task = progress.add_task("rounds", total=rounds_)
-        result = guarded(
-            lambda: run(game, rounds_, seed=seed, workers=workers, model=model, bet=the_bet,
-                        progress=lambda n: progress.advance(task, n))
-        )
-    if as_json:
-        emit_json(result)
-        return
-    print_simulation(result)
+    """slotforge: slot games, their exact maths and a fast simulator."""
 
 
-def print_simulation(result: dict[str, Any]) -> None:
-    note = " (interrupted)" if result["interrupted"] else ""
-    out.print(f"[bold]{result['game']}[/bold] {result['model']}: {result['rounds']:,} rounds{note}")
-    out.print(f"RTP {result['rtp'] * 100:.4f}%  ±{result['ci95'] * 100:.4f} (95%)  ±{result['ci99'] * 100:.4f} (99%)")
-    out.print(f"std per round {result['std']:.3f} x bet   hit frequency {result['hit_frequency'] * 100:.2f}%"
-              f"   max win {result['max_win']:,.2f} x bet")
-    for name, figures in result["features"].items():
-        shown = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in figures.items())
-        out.print(f"{name}: {shown}")
-    speed = f"{result['rounds_per_second']:,.0f} rounds/s"
-    out.print(f"{speed} on {result['workers']} worker(s), {result['seconds']:.2f} s")
+# -- options shared by several commands ---------------------------------------------------------
+def game_argument() -> Any:
+    return typer.Argument(..., metavar="GAME", help=f"the game: one of {', '.join(game_codes())}")
 
 
-@app.command()
-def par(
-    game: str = GameArg,
-    rounds_: int = typer.Option(100_000_000, "--rounds", "-n", help="rounds to simulate for the figures"),
-    seed: int = typer.Option(1, "--seed"),
-    workers: int = typer.Option(0, "--workers", "-w", help="processes; 0 = every core"),
-    output: Path | None = typer.Option(None, "--out", help="write here (default docs/par/GAME.md)"),
-    model: Path | None = ModelOpt,
-) -> None:
-    """Write the game's PAR sheet: exact RTP parts, simulated figures, paytable and strips."""
-    from slotforge.maths.par import par_sheet
-    from slotforge.maths.simulate import simulate as run
+def model_option() -> Any:
+    return typer.Option(None, "--model", metavar="FILE", help="a model file to use instead of the shipped one")
 
-    the_game = guarded(lambda: load_game(game, model))
-    report = guarded(the_game.rtp_report)
-    with Progress(TextColumn(f"simulating {game}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=err, transient=True, disable=not err.is_terminal) as progress:
-        task = progress.add_task("rounds", total=rounds_)
-        simulation = guarded(lambda: run(game, rounds_, seed=seed, workers=workers or os.cpu_count() or 1,
-                                         model=model, progress=lambda n: progress.advance(task, n)))
-    path = output or Path("docs/par") / f"{game}.md"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(par_sheet(the_game, report, simulation))
-    out.print(f"wrote {path}")
+
+def bet_option() -> Any:
+    return typer.Option([], "--bet", metavar="FIELD=VALUE",
+                        help="a bet field (repeatable), e.g. --bet lines=7; the game's page lists them")
+
+
+def strategy_option() -> Any:
+    return typer.Option(None, "--strategy", metavar="NAME",
+                        help="the game's strategy answering its decisions (gamble, picks, offers) in the "
+                             "simulator; the game's page lists them; its default when omitted")
+
+
+def json_option(what: str) -> Any:
+    return typer.Option(False, "--json", metavar="", help=f"print {what} as JSON, for a machine")
+
+
+def workers_option() -> Any:
+    return typer.Option(0, "--workers", "-w", min=0, metavar="N",
+                        help="processes; 0 = every core (more than the cores is capped)")
 
 
 def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
@@ -151,66 +146,405 @@ def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
     bet: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise BetError(f"bet: expected FIELD=VALUE, got {pair!r}")
+            raise ValueError(f"--bet: expected FIELD=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
         bet[key] = int(value) if value.lstrip("-").isdigit() else value
     return bet
 
 
+def checked_bet(game: Game, pairs: list[str]) -> dict[str, Any] | None:
+    """The ``--bet`` options as a bet object the game accepts (checked before any work)."""
+    bet = parse_bet_options(pairs)
+    game.parse_bet(bet)
+    return bet
+
+
+def workers_to_use(requested: int) -> int:
+    from slotforge.maths.simulate import worker_count
+
+    workers, note = worker_count(requested)
+    if note:
+        err.print(f"note: {escape(note)}")
+    return workers
+
+
+def log_line(text: str) -> None:
+    """Say what a long step is doing when standard error is a log, not a terminal (where the
+    progress bar says it)."""
+    if not err.is_terminal:
+        err.print(escape(text))
+
+
+@contextmanager
+def progress_bar(description: str) -> Iterator[Progress]:
+    """A progress bar on standard error (nothing when it is not a terminal)."""
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    ) as progress:
+        yield progress
+
+
+# -- games and their maths -----------------------------------------------------------------------
+@app.command()
+def games() -> None:
+    """List the games: code, name, published RTP and the model they run."""
+    for code in game_codes():
+        game = guarded(lambda code=code: load_game(code))
+        out.print(f"{code:18} {game.spec.name:18} RTP {percent(float(game.spec.rtp), 2):>7}  {model_label(game)}")
+    out.print("(the fingerprint is a hash of the model file: records and reports name it, so every figure "
+              "traces to the exact data that produced it)")
+
+
+@app.command()
+def rtp(
+    game: str = game_argument(),
+    bet: list[str] = bet_option(),
+    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, metavar="N",
+                                       help="where the report simulates: how many to simulate "
+                                            "(the game's default budget when omitted)"),
+    seconds: float | None = typer.Option(None, "--seconds", min=0.1, metavar="S",
+                                         help="where the report simulates: simulate for about this long"),
+    strategy: str | None = strategy_option(),
+    as_json: bool = json_option("the report"),
+    model: Path | None = model_option(),
+) -> None:
+    """The game's RTP: exact where the maths allows, simulated with a 99% interval where it
+    does not, with every part of the game."""
+    if rounds_ is not None and seconds is not None:
+        fail("--rounds and --seconds: give one or the other")
+    the_game = guarded(lambda: load_game(game, model))
+    the_bet = guarded(lambda: checked_bet(the_game, bet))
+    guarded(lambda: the_game.strategy_index(strategy))
+    with progress_bar(f"computing the RTP of {game}") as progress:
+        task = progress.add_task(f"computing the RTP of {game}", total=None)
+
+        def advance(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance)
+        result = guarded(lambda: the_game.rtp_report(options))
+    if result["method"] == "exact" and (rounds_ or seconds):
+        err.print(f"note: {game}'s RTP is exact: --rounds/--seconds are not used")
+    if as_json:
+        emit_json(result)
+        return
+    print_rtp(the_game, result)
+
+
+def print_rtp(game: Game, result: dict[str, Any]) -> None:
+    interval = f" ± {points(result['ci99'])} (99%)" if "ci99" in result else ""
+    out.print(f"[bold]{escape(game.spec.name)}[/bold] ({escape(model_label(game))})")
+    out.print(f"RTP {percent(result['rtp'])}{interval}: {escape(result['method'])}")
+    for part, value in result["parts"].items():
+        out.print(f"  {escape(part):28} {percent(value)}")
+    skip = {"parts", "game", "model", "rtp", "method", "ci99"}
+    for key, value in flatten({k: v for k, v in result.items() if k not in skip}):
+        out.print(f"{escape(key)}: {escape(describe(key, value))}")
+
+
+@app.command()
+def simulate(
+    game: str = game_argument(),
+    rounds_: int = typer.Option(1_000_000, "--rounds", "-n", min=1, metavar="N", help="rounds to simulate"),
+    seed: int = typer.Option(0, "--seed", min=0, metavar="SEED",
+                             help="the random seed; the same seed gives the same figures, whatever the workers"),
+    workers: int = workers_option(),
+    bet: list[str] = bet_option(),
+    strategy: str | None = strategy_option(),
+    as_json: bool = json_option("the figures"),
+    model: Path | None = model_option(),
+) -> None:
+    """Simulate complete rounds and report the RTP with its confidence intervals, the hit
+    frequency and the features. Ctrl-C stops early and reports what was simulated."""
+    the_game = guarded(lambda: load_game(game, model))
+    the_bet = guarded(lambda: checked_bet(the_game, bet))
+    guarded(lambda: the_game.strategy_index(strategy))
+    with interrupts_end_the_run() as run:
+        result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
+        run["interrupted"] = result["interrupted"]
+        if as_json:
+            emit_json(result)
+        else:
+            print_simulation(the_game, result)
+
+
+def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
+                   bet: dict[str, Any] | None, model: Path | None, strategy: str | None = None) -> dict[str, Any]:
+    """Simulate with a progress bar: first while the round function compiles, then the rounds.
+
+    Call it inside :func:`interrupts_end_the_run`."""
+    from slotforge.maths.simulate import simulate as run
+
+    loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
+    simulating = f"simulating {code}: {rounds_:,} rounds on {workers} worker(s)…"
+    with progress_bar("") as progress:
+        task = progress.add_task(loading, total=None)
+        log_line(loading)
+
+        def compiled(_seconds: float) -> None:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # from now on the simulator counts them
+            progress.reset(task, total=rounds_, description=f"simulating {code}")
+            log_line(simulating)
+
+        try:
+            return guarded(lambda: run(
+                code, rounds_, seed=seed, workers=workers, model=model, bet=bet, strategy=strategy,
+                progress=lambda n: progress.advance(task, n), on_compiled=compiled,
+            ))
+        except KeyboardInterrupt:
+            err.print("interrupted while compiling the round function: nothing was simulated")
+            raise typer.Exit(INTERRUPTED) from None
+
+
+@contextmanager
+def interrupts_end_the_run() -> Iterator[dict[str, bool]]:
+    """Ctrl-C while the round function compiles stops the command (there is nothing to report
+    yet); once rounds run, the simulator stops at the first and reports what ran.
+
+    Set ``["interrupted"]`` on the yielded dict when the run was stopped: the command is then
+    ending, and further Ctrl-C stay ignored until the process exits, however many arrive
+    (restoring Python's handler would let a late one kill it with the figures half written).
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    run = {"interrupted": False}
+    try:
+        yield run
+        sys.stdout.flush()
+    finally:
+        if not run["interrupted"]:
+            signal.signal(signal.SIGINT, previous)
+
+
+def print_simulation(game: Game, result: dict[str, Any]) -> None:
+    note = " (interrupted: the figures are for the rounds played)" if result["interrupted"] else ""
+    played = f", strategy {result['strategy']}" if result.get("strategy") else ""
+    out.print(f"[bold]{escape(game.spec.name)}[/bold] ({escape(model_label(game))}), "
+              f"bet {escape(json.dumps(result['bet']))}{played}, seed {result['seed']}: "
+              f"{result['rounds']:,} rounds{note}")
+    out.print(f"RTP {percent(result['rtp'])}  ± {points(result['ci95'])} (95%)  ± {points(result['ci99'])} (99%)")
+    if "rtp_without_jackpot" in result:
+        out.print(f"  the jackpot pool's share {percent(result['jackpot_pool']['total'])} is included (contribution "
+                  f"and seed, paid by the pool); without it the rounds paid {percent(result['rtp_without_jackpot'])}")
+    out.print(f"hit frequency {percent(result['hit_frequency'], 2)}   std per round {result['std']:.3f} x total bet"
+              f"   max win {result['max_win']:,.2f} x total bet")
+    for key, value in flatten(result["features"]):
+        out.print(f"{escape(key)}: {escape(describe(key, value))}")
+    out.print(f"speed {result['rounds_per_second']:,.0f} rounds/s on {result['workers']} worker(s) "
+              f"({result['seconds']:.2f} s); round function ready in {result['compile_seconds']:.1f} s "
+              "(a first run compiles it, later runs load it from the cache)")
+
+
+PAR_ROUNDS = 10_000_000
+PAR_SEED = 1
+
+
+@app.command()
+def par(
+    game: str | None = typer.Argument(None, metavar="GAME",
+                                      help="the game (all shipped games with --shipped when omitted)"),
+    shipped: bool = typer.Option(False, "--shipped", metavar="",
+                                 help="regenerate the project's own sheet(s) in docs/par/ with their recorded "
+                                      "round counts and seeds"),
+    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, metavar="N",
+                                       help=f"rounds to simulate for the figures [default: {PAR_ROUNDS:,}]"),
+    seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
+                                    help=f"the random seed of the simulation [default: {PAR_SEED}]"),
+    workers: int = workers_option(),
+    output: Path | None = typer.Option(None, "--out", metavar="FILE",
+                                       help="write the sheet here (default: print it on standard output)"),
+    force: bool = typer.Option(False, "--force", metavar="", help="overwrite --out when it exists"),
+    model: Path | None = model_option(),
+) -> None:
+    """Write a PAR sheet: the RTP and its parts, simulated figures, paytable, paylines and strips.
+
+    Without --out the sheet goes to standard output; --out never overwrites a file unless
+    --force is given. The project's own sheets are regenerated with --shipped only."""
+    from slotforge.maths.par import SHIPPED
+
+    used = workers_to_use(workers)
+    if shipped:
+        given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model}
+        clash = [name for name, value in given.items() if value is not None]
+        if clash:
+            fail(f"--shipped: the shipped sheets use their recorded settings; drop {', '.join(clash)}")
+        for code in [game] if game else list(SHIPPED):
+            write_shipped_sheet(code, used)
+        return
+    if game is None:
+        fail(f"GAME: expected one of {game_codes()} (or --shipped)")
+    the_game = guarded(lambda: load_game(game, model))
+    if output is not None:
+        check_writable(output, force)
+    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model)
+    if output is None:
+        sys.stdout.write(sheet)
+        return
+    write_atomically(output, sheet)
+    out.print(f"wrote {output}")
+
+
+def write_shipped_sheet(code: str, workers: int) -> None:
+    """Regenerate the project's PAR sheet of ``code`` with its recorded settings."""
+    from slotforge.maths.par import SHIPPED, shipped_sheet_path
+
+    if code not in SHIPPED:
+        fail(f"GAME: {code!r} has no shipped PAR sheet; expected one of {sorted(SHIPPED)}")
+    path = guarded(lambda: shipped_sheet_path(code))
+    check_writable(path, force=True)
+    settings = SHIPPED[code]
+    sheet = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None)
+    write_atomically(path, sheet)
+    out.print(f"wrote {path} ({settings.rounds:,} rounds, seed {settings.seed})")
+
+
+def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, model: Path | None) -> str:
+    from slotforge.maths.par import par_sheet
+
+    with progress_bar(f"computing the RTP of {code}") as progress:
+        task = progress.add_task(f"computing the RTP of {code}", total=None)
+        options = RtpOptions(progress=lambda done, total: progress.update(task, completed=done, total=total))
+        report = guarded(lambda: game.rtp_report(options))
+    with interrupts_end_the_run() as run:
+        simulation = run_simulation(game, code, rounds_, seed, workers, None, model)
+        run["interrupted"] = simulation["interrupted"]
+    if simulation["interrupted"]:
+        err.print("interrupted: no sheet written (a PAR sheet holds complete runs only)")
+        raise typer.Exit(INTERRUPTED)
+    return par_sheet(game, report, simulation)
+
+
+def check_writable(path: Path, force: bool) -> None:
+    """Refuse, before any work, an output path that cannot or must not be written."""
+    if path.is_dir():
+        fail(f"--out: {path} is a folder; expected a file name")
+    if path.exists() and not force:
+        fail(f"--out: {path} exists; give --force to overwrite it")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        fail(f"--out: {folder} is not a folder")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"--out: {path} is not writable")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a stopped run leaves the old file)."""
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=f".{path.name}.", delete=False) as handle:
+        handle.write(text)
+    os.replace(handle.name, path)
+
+
+# -- rounds -------------------------------------------------------------------------------------
 @app.command()
 def play(
-    game: str = GameArg,
-    seed: int | None = typer.Option(None, "--seed", help="draw the round reproducibly from this seed"),
-    script: Path | None = typer.Option(None, "--script", help="a script of forced outcomes (SCENARIOS.md)"),
-    choice: list[str] = typer.Option([], "--choice", help="a choice, in order (repeatable)"),
-    bet: list[str] = typer.Option([], "--bet", help="a bet field, FIELD=VALUE (repeatable)"),
-    gamble_limit: str = typer.Option("1000.00", "--gamble-limit", help="the operator's gamble amount limit"),
-    as_json: bool = typer.Option(False, "--json", help="print the round record"),
-    model: Path | None = ModelOpt,
+    game: str = game_argument(),
+    seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
+                                    help="draw the round reproducibly from this seed (with --script: after "
+                                         "the script's outcomes)"),
+    script: Path | None = typer.Option(None, "--script", metavar="FILE",
+                                       help="a script of forced outcomes (docs/scripts.md)"),
+    choice: list[str] = typer.Option([], "--choice", metavar="CHOICE",
+                                     help="the player's choice when the round asks, in order (repeatable)"),
+    bet: list[str] = bet_option(),
+    gamble_limit: str = typer.Option("1000.00", "--gamble-limit", metavar="AMOUNT",
+                                     help="the operator's gamble amount limit"),
+    as_json: bool = json_option("the round record"),
+    save: Path | None = typer.Option(None, "--save", metavar="FILE",
+                                     help="also write the round record here (resume it with `slotforge resume`)"),
+    model: Path | None = model_option(),
 ) -> None:
-    """Play one round. Without --script or --seed it draws from the secure generator."""
-    from decimal import Decimal, InvalidOperation
+    """Play one round. Without --script or --seed it draws from the secure generator.
 
+    A round that waits for a choice asks for it on a terminal, reads answers piped on standard
+    input (one a line), or stops with status "awaiting" (continue it with `slotforge resume`)."""
     the_game = guarded(lambda: load_game(game, model))
-    if seed is not None and script is not None:
-        fail("--seed and --script: give one or the other")
-    try:
-        limit = Decimal(gamble_limit)
-    except InvalidOperation:
-        limit = Decimal("NaN")
-    if not limit.is_finite() or limit < 0:
-        fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; got {gamble_limit!r}")
-    operator = Operator(gamble_limit=limit)
+    operator = Operator(gamble_limit=parse_gamble_limit(gamble_limit))
+    if save is not None:
+        check_writable(save, force=True)
 
     def first_round() -> dict[str, Any]:
-        parsed = rounds.parse_script(the_game, json.loads(script.read_text())) if script else None
-        source = rounds.seeded_words(seed) if seed is not None else rounds.rng.secure_words
+        parsed = rounds.parse_script(the_game, read_json_file(script, "script")) if script else None
         return rounds.play(
             the_game, parse_bet_options(bet), script=parsed, choices=rounds.parse_choices(the_game, choice),
-            source=source, operator=operator,
+            source=word_source(seed), operator=operator,
         )
 
     record = guarded(first_round)
+    warn_unused_choices(record, choice)
+    finish_round(the_game, record, seed, as_json, save)
+
+
+def warn_unused_choices(record: dict[str, Any], given: list[str]) -> None:
+    """Say so when --choice answers were given that the round never asked for."""
+    scripted = len((record["inputs"]["script"] or {}).get("choices", []))
+    used = max(0, len(record["inputs"]["choices"]) - scripted)
+    if used < len(given):
+        err.print(f"note: --choice {' '.join(given[used:])}: not used, the round did not ask for it")
+
+
+def parse_gamble_limit(text: str) -> Decimal:
+    try:
+        limit = Decimal(text)
+    except InvalidOperation:
+        limit = Decimal("NaN")
+    if not limit.is_finite() or limit < 0:
+        fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; got {text!r}")
+    return limit
+
+
+def word_source(seed: int | None, skip: int = 0) -> rounds.WordSource:
+    """Random words: reproducible from ``seed`` (after the ``skip`` already used), else secure."""
+    return rounds.seeded_words(seed, skip=skip) if seed is not None else rounds.rng.secure_words
+
+
+def finish_round(game: Game, record: dict[str, Any], seed: int | None, as_json: bool, save: Path | None) -> None:
+    """Show a round, asking for its choices while it waits (terminal or piped answers), and
+    save its final record."""
+    shown = 0 if as_json else print_round(record)
+    answers = None if as_json else choice_answers()
+    while record["status"] == "awaiting" and answers is not None:
+        options = record["awaiting"]["options"]
+        picked = next(answers(f"{record['awaiting']['decision']} ({'/'.join(options)})"), None)
+        if picked is None:
+            break
+        if picked not in options:
+            message = f"{record['awaiting']['decision']}: expected one of {', '.join(options)}; got {picked!r}"
+            if not sys.stdin.isatty():
+                fail(message)
+            err.print(message)
+            continue
+        record = guarded(partial(rounds.resume, game, record, picked,
+                                 source=word_source(seed, skip=len(record["inputs"]["random"]))))
+        shown = print_round(record, shown)
+    if save is not None:
+        save.write_text(json.dumps(record, indent=2) + "\n")
+        err.print(f"saved the round record to {save}")
     if as_json:
         emit_json(record)
-        return
-    shown = print_round(record)
-    while record["status"] == "awaiting" and sys.stdin.isatty():
-        options = record["awaiting"]["options"]
-        picked = typer.prompt(f"{record['awaiting']['decision']} ({'/'.join(options)})")
-        if picked not in options:
-            err.print(f"choose one of {options}")
-            continue
-        used = len(record["inputs"]["random"])
-        source = rounds.seeded_words(seed, skip=used) if seed is not None else rounds.rng.secure_words
-        record = guarded(partial(rounds.resume, the_game, record, picked, source=source))
-        shown = print_round(record, shown)
+    elif record["status"] == "awaiting":
+        err.print(f"the round waits for {record['awaiting']['decision']}: give --choice, pipe the answer on "
+                  "standard input, or --save the record and continue it with `slotforge resume`")
+
+
+def choice_answers() -> Callable[[str], Iterator[str]]:
+    """Where answers come from: a prompt on a terminal, else the lines piped on standard input."""
+    if sys.stdin.isatty():
+        return lambda question: iter([typer.prompt(question)])
+
+    def piped(question: str) -> Iterator[str]:
+        line = sys.stdin.readline()
+        if line:
+            out.print(f"{escape(question)}: {escape(line.strip())}")
+            yield line.strip()
+
+    return piped
 
 
 def print_round(record: dict[str, Any], shown: int = 0) -> int:
     """Print a round's steps from step ``shown`` on; returns how many steps are shown."""
     if not shown:
-        out.print(f"[bold]{record['game']}[/bold] bet {record['bet']} total bet {record['total_bet']}")
+        out.print(f"[bold]{record['game']}[/bold] bet {escape(json.dumps(record['bet']))} "
+                  f"total bet {record['total_bet']}")
     for step in record["steps"][shown:]:
         if step["screen"]:
             out.print(f"[cyan]{step['kind']}[/cyan]")
@@ -221,32 +555,67 @@ def print_round(record: dict[str, Any], shown: int = 0) -> int:
             out.print(f"  [green]{where}[/green]: {win['count']} x {win['symbol']} pays {win['amount']}")
         for event in step["events"]:
             fields = ", ".join(f"{k} {v}" for k, v in event.items() if k != "type")
-            out.print(f"  [yellow]{event['type']}[/yellow] {fields}")
+            out.print(f"  [yellow]{event['type']}[/yellow] {escape(fields)}")
     out.print(f"total win [bold]{record['total_win']}[/bold]  ({record['status']})")
     if record["awaiting"]:
         out.print(f"waiting for {record['awaiting']['decision']}: {', '.join(record['awaiting']['options'])}")
     return len(record["steps"])
 
 
+def read_record(path: Path) -> tuple[Game, dict[str, Any]]:
+    """A round record from a file, checked, with the game that played it."""
+    record = read_json_file(path, "round record")
+    rounds.check_record(record, str(path))
+    game = load_game(record["game"])
+    try:
+        rounds.check_maker(game, record)
+    except rounds.ForeignRecord as error:
+        raise ValueError(f"{path}: {error}") from error
+    return game, record
+
+
 @app.command()
-def replay(record_file: Path = typer.Argument(..., help="a round record (JSON)")) -> None:
-    """Re-run a recorded round and say whether it matches."""
+def replay(record_file: Path = typer.Argument(..., metavar="RECORD", help="a round record (JSON)")) -> None:
+    """Re-run a recorded round from its inputs and say whether it matches: exit 0 on a match,
+    1 on a mismatch (the first differences are shown), 2 on a record it cannot read."""
 
-    def check() -> tuple[bool, dict[str, Any]]:
-        record = json.loads(record_file.read_text())
-        if not isinstance(record, dict) or "game" not in record:
-            raise ScriptError(f"{record_file}: not a round record (no 'game' field)")
-        game = load_game(record["game"])
-        if record.get("model") != game.model_id:
-            raise ScriptError(f"model: recorded {record.get('model')}, this build has {game.model_id}")
-        return rounds.replay(game, record)
+    def check() -> tuple[bool, dict[str, Any], dict[str, Any]]:
+        game, record = read_record(record_file)
+        matches, again = rounds.replay(game, record)
+        return matches, record, again
 
-    matches, again = guarded(check)
+    matches, record, again = guarded(check)
     if matches:
         out.print(f"[green]match[/green]: the round replays to the same record (total win {again['total_win']})")
         return
     err.print("[red]mismatch[/red]: replaying the recorded inputs gives a different record")
+    for path, recorded, replayed in differences(record, again)[:5]:
+        err.print(f"  {escape(path)}: recorded {escape(json.dumps(recorded))}, replayed {escape(json.dumps(replayed))}")
     raise typer.Exit(1)
+
+
+@app.command()
+def resume(
+    record_file: Path = typer.Argument(..., metavar="RECORD", help="the record of a round that waits for a choice"),
+    choice: list[str] = typer.Option([], "--choice", metavar="CHOICE",
+                                     help="the next choice, then any later ones (repeatable)"),
+    as_json: bool = json_option("the round record"),
+    save: Path | None = typer.Option(None, "--save", metavar="FILE", help="write the new round record here"),
+) -> None:
+    """Continue a round that waits for a choice (a record saved by `play --save` or `play --json`).
+
+    Without --choice it asks on a terminal or reads answers piped on standard input."""
+    if save is not None:
+        check_writable(save, force=True)
+    game, record = guarded(lambda: read_record(record_file))
+    if record["status"] != "awaiting":
+        fail(f"{record_file}: status: the round is complete and waits for no choice")
+    for picked in choice:
+        if record["status"] != "awaiting":
+            err.print(f"note: --choice {picked}: not used, the round is complete")
+            break
+        record = guarded(partial(rounds.resume, game, record, picked))
+    finish_round(game, record, None, as_json, save)
 
 
 DatabaseOpt = typer.Option(

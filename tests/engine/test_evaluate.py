@@ -127,7 +127,7 @@ def test_scatter_count_ignores_lines_and_wilds(data):
     masks = np.zeros((5, 1, len(spec.symbols)), dtype=np.uint64)
     counts = np.zeros((5, 1, len(spec.symbols)), dtype=np.int64)
     window_masks(window, table.line_rows, table.counts_as, masks, counts)
-    scatters = symbol_count(counts, np.zeros(5, dtype=np.int64), table.scatter_symbol)
+    scatters = symbol_count(counts, np.zeros(5, dtype=np.int64), table.scatter_symbols[0])
     assert scatters == int((window == spec.symbol_id("EMPEROR")).sum())
 
 

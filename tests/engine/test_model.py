@@ -76,5 +76,51 @@ def test_unknown_field_is_an_error_not_ignored(tmp_path, raw):
 def test_not_json(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text("{ not json")
-    with pytest.raises(ModelError, match="broken.json: line 1: not valid JSON"):
+    with pytest.raises(ModelError, match=r"broken.json: line 1 column \d+: not valid JSON"):
         Dynasty(path)
+
+
+# -- the model checked whole: what the code will assume, the model must guarantee ---------------------
+def test_more_lines_offered_than_the_paylines_hold_is_refused(tmp_path, raw):
+    raw["bet"]["lines"]["max"] = 99
+    message = error_of(tmp_path, raw)
+    assert "bet.lines: the player may choose 1 to 20 lines of lines_20_5x3; got 1 to 99" in message
+
+
+def test_a_line_pay_for_more_reels_than_the_grid_has_is_refused(tmp_path, raw):
+    raw["line_pays"]["KOI"]["6"] = 500
+    message = error_of(tmp_path, raw)
+    assert "line_pays.KOI: count 6 cannot happen on a 5x3 screen; expected 1 to 5" in message
+
+
+def test_a_scatter_pay_beyond_the_cells_is_refused(tmp_path, raw):
+    raw["scatter_pays"]["EMPEROR"]["16"] = 5000
+    assert "scatter_pays.EMPEROR: count 16 cannot happen on a 5x3 screen; expected 1 to 15" in error_of(tmp_path, raw)
+
+
+def test_paylines_that_do_not_fit_the_grid_are_refused(tmp_path, raw):
+    raw["grid"]["rows"] = 2
+    for mode in raw["reels"]:
+        raw["reels"][mode] = [strip for strip in raw["reels"][mode]]
+    message = error_of(tmp_path, raw)
+    assert "paylines: 'lines_20_5x3' uses rows outside a 2-row grid" in message
+
+
+def test_an_unknown_payline_set_is_refused_naming_the_sets(tmp_path, raw):
+    raw["paylines"] = "lines_25_5x3"
+    assert "unknown payline set 'lines_25_5x3'; expected one of ['lines_20_5x3', 'lines_40_5x4']" in error_of(
+        tmp_path, raw
+    )
+
+
+def test_weights_the_generator_cannot_draw_are_refused(tmp_path):
+    from slotforge.games.golden_grimoire.rules import GoldenGrimoire
+
+    raw = json.loads(GoldenGrimoire.model_file.read_text())
+    weights = raw["features"]["mystery"]["weights"]
+    weights[next(iter(weights))] = 2**32
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ModelError) as refused:
+        GoldenGrimoire(path)
+    assert "features.mystery.weights" in str(refused.value) and "2**32 - 1" in str(refused.value)

@@ -27,9 +27,8 @@ from slotforge.cli import app
 from slotforge.engine import events
 from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
-from slotforge.engine.game import ScriptError
+from slotforge.engine.game import Operator, ScriptError
 from slotforge.engine.model import ModelError, paylines
-from slotforge.engine.outcomes import make_outcomes
 from slotforge.engine.rng import buffer_stream
 from slotforge.games import load_game
 from slotforge.games.golden_grimoire.rules import POOL, GoldenGrimoire, changed_screen_win, screen_win
@@ -645,11 +644,12 @@ def test_shipped_model_hits_one_round_in_three_near_the_published_rtp(game):
 def test_round_function_agrees_with_the_recorded_round(game):
     """The compiled round with recording off (the simulator's way) wins what the recorded
     round (the server's way) wins from the same random words."""
-    bet = game.bet_arguments(game.parse_bet({}), None)
+    played = game.parse_bet({})
+    bet = game.bet_arguments(played, Operator())
     for seed in range(40):
         record = rounds.play(game, source=rounds.seeded_words(seed))
         words = np.array([int(w, 16) for w in record["inputs"]["random"]], dtype=np.uint64)
-        outcomes = make_outcomes(buffer_stream(words), game.grid, draw_names=1)
+        outcomes = game.outcomes(buffer_stream(words))
         tally = np.zeros(len(game.tally_names), dtype=np.int64)
-        _, win = game.play_once(bet, outcomes, events.off(), game.scratch(), tally)
+        _, win = game.play_once(bet, game.state_array({}, played), outcomes, events.off(), game.scratch(), tally)
         assert Decimal(record["total_win"]) == win * CENT

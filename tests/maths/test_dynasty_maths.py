@@ -13,6 +13,7 @@ import pytest
 
 from slotforge.engine import events
 from slotforge.engine.evaluate import line_wins
+from slotforge.engine.model import MAX_SCATTERS
 from slotforge.engine.spin import pay_screen
 from slotforge.games.dynasty.rules import Dynasty
 from slotforge.maths import exact
@@ -36,9 +37,10 @@ def brute_force(game: Dynasty, reelset, lines_mask) -> tuple[float, float]:
     """Expected pay per spin (x total bet) and trigger chance, over every stop combination."""
     pay, lengths = game.tables.pay, reelset.lengths
     total, triggers, screens = 0, 0, 0
+    found = np.zeros(MAX_SCATTERS, dtype=np.int64)
     for stops in itertools.product(*(range(n) for n in lengths)):
         stops = np.array(stops, dtype=np.int64)
-        win, scatters = pay_screen(pay, reelset.masks, reelset.counts, stops, lines_mask, 1, 1, events.off())
+        win, scatters = pay_screen(pay, reelset.masks, reelset.counts, stops, lines_mask, 1, 1, events.off(), found)
         total += win
         triggers += scatters >= 3
         screens += 1

@@ -34,8 +34,8 @@ class PayTable(NamedTuple):
     pair_pay: np.ndarray  # coins per coin bet on the line
     pay_symbols: np.ndarray  # int64[]: symbols with a line pay
     increments: np.ndarray  # int64[symbols, reels + 1]: pay[k] - pay[k - 1]
-    scatter_symbol: int
-    scatter_pay: np.ndarray  # int64[cells + 1]: pay by scatter count, x total bet
+    scatter_symbols: np.ndarray  # int64[scatters]: the scatter symbols, in the model's order
+    scatter_pays: np.ndarray  # int64[scatters, cells + 1]: each one's pay by count, x total bet
 
 
 class CountTable(NamedTuple):
@@ -231,11 +231,7 @@ def counts_as_matrix(spec: LineGameSpec) -> np.ndarray:
 
 def compile_paytable(spec: LineGameSpec) -> PayTable:
     """The paytable of a model as arrays for the compiled evaluators."""
-    lines = np.array(paylines(spec.paylines), dtype=np.int64)
-    if lines.shape[1] != spec.grid.reels or lines.max() >= spec.grid.rows:
-        raise ValueError(f"paylines {spec.paylines!r} do not fit a {spec.grid.reels}x{spec.grid.rows} grid")
-    if lines.shape[0] > 64:
-        raise ValueError("at most 64 paylines fit the line bitmasks")
+    lines = np.array(paylines(spec.paylines), dtype=np.int64)  # the model checked that they fit
     pairs = [
         (pay, count, spec.symbol_id(code))
         for code, pays in spec.line_pays.items()
@@ -243,14 +239,7 @@ def compile_paytable(spec: LineGameSpec) -> PayTable:
         if pay > 0
     ]
     pairs.sort(key=lambda p: (-p[0], -p[1], p[2]))
-    scatter_symbol, scatter_pay = -1, np.zeros(spec.grid.reels * spec.grid.rows + 1, dtype=np.int64)
-    for code, pays in spec.scatter_pays.items():
-        scatter_symbol = spec.symbol_id(code)
-        for count, pay in pays.items():
-            scatter_pay[count] = pay
-        # Counts above the highest listed pay as the highest: five-of-a-kind and up.
-        top = max(pays)
-        scatter_pay[top:] = pays[top]
+    scatter_symbols, scatter_pays = compile_scatters(spec)
     return PayTable(
         line_rows=lines,
         counts_as=counts_as_matrix(spec),
@@ -259,9 +248,23 @@ def compile_paytable(spec: LineGameSpec) -> PayTable:
         pair_pay=np.array([p[0] for p in pairs], dtype=np.int64),
         pay_symbols=np.array(sorted({p[2] for p in pairs}), dtype=np.int64),
         increments=pay_increments(spec),
-        scatter_symbol=scatter_symbol,
-        scatter_pay=scatter_pay,
+        scatter_symbols=scatter_symbols,
+        scatter_pays=scatter_pays,
     )
+
+
+def compile_scatters(spec: LineGameSpec) -> tuple[np.ndarray, np.ndarray]:
+    """Each scatter symbol of the model and its pay by count (x total bet); a count above the
+    highest listed pays as the highest (five of a kind and up)."""
+    cells = spec.grid.reels * spec.grid.rows
+    symbols = np.array([spec.symbol_id(code) for code in spec.scatter_pays], dtype=np.int64)
+    pays = np.zeros((len(symbols), cells + 1), dtype=np.int64)
+    for row, by_count in zip(pays, spec.scatter_pays.values(), strict=True):
+        for count, pay in by_count.items():
+            row[count] = pay
+        top = max(by_count)
+        row[top:] = by_count[top]
+    return symbols, pays
 
 
 def pay_increments(spec: LineGameSpec) -> np.ndarray:

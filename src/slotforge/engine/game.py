@@ -2,11 +2,13 @@
 
 A :class:`Game` is the static part (OpenSpiel's "game"): the validated model, its compiled
 arrays and the compiled round function. A round's state lives only inside one call of that
-function; what a player carries between rounds is passed in and out explicitly.
+function; what a player carries between rounds is passed in and out explicitly: as JSON in the
+round record, as an int64 array (:meth:`Game.state_array`) in the compiled round.
 """
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,10 +18,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from slotforge.engine import loop
+import slotforge
+from slotforge.engine import events, loop
 from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.model import LineGameSpec, ModelError, fingerprint, load_json, validate
-from slotforge.engine.outcomes import Outcomes
+from slotforge.engine.outcomes import Outcomes, make_outcomes, option_table
+
+ENGINE = Path(__file__).parent
 
 
 class ScriptError(ValueError):
@@ -47,9 +52,10 @@ class RtpOptions:
     progress: Callable[[int, int], None] | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class Decision:
-    """A decision kind: its name and the names of its options, indexed by choice id."""
+    """A decision kind: its name and its own options. The round function offers and takes
+    options by their index in ``options``."""
 
     name: str
     options: tuple[str, ...]
@@ -67,19 +73,20 @@ class RunResult:
 class Game(ABC):
     """A game: model data, compiled tables and the round function.
 
-    A subclass names its model file, its scripted draws, choices and decisions, and the
-    counters its round function tallies for the simulator; it compiles the model into
-    ``tables`` and supplies ``simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally,
-    totals)``: ``engine.loop.run_rounds`` compiled with ``jit.loop`` around the game's round
-    function ``play_round(tables, bet, outcomes, log, scratch, tally) -> (status, win units)``
-    (``bet`` is the int64 array of :meth:`bet_arguments`). Live play runs it for one round.
+    A subclass names its model file, its scripted draws, its decisions and the strategies that
+    answer them in the simulator, and the counters its round function tallies; it compiles the
+    model into ``tables`` and supplies ``simulate_rounds(tables, bet, state, outcomes, log,
+    scratch, rounds, tally, totals)``: ``engine.loop.run_rounds`` compiled with ``jit.loop``
+    around the game's round function ``play_round(tables, bet, state, outcomes, log, scratch,
+    tally) -> (status, win units)`` (``bet`` is the int64 array of :meth:`bet_arguments`,
+    ``state`` the carried state of :meth:`state_array`). Live play runs it for one round.
     """
 
     code: ClassVar[str]
     model_file: ClassVar[Path]
     draw_names: ClassVar[tuple[str, ...]] = ()
-    choice_names: ClassVar[tuple[str, ...]] = ()
     decisions: ClassVar[tuple[Decision, ...]] = ()
+    strategies: ClassVar[tuple[str, ...]] = ()  # the simulator's answers to decisions; the first is the default
     tally_names: ClassVar[tuple[str, ...]] = ()
     simulate_rounds: ClassVar[Any]
     tables: Any
@@ -89,8 +96,11 @@ class Game(ABC):
         raw = load_json(self.path)
         self.spec: LineGameSpec = validate(LineGameSpec, raw, str(self.path))
         self.model_id = f"{self.spec.game}/{self.spec.version}:{fingerprint(raw)}"
+        self.code_id = code_fingerprint(Path(self.model_file).parent)
         if self.spec.game != self.code:
             raise ModelError(f"{self.path}: game: expected {self.code!r}, got {self.spec.game!r}")
+        self.choice_names: tuple[str, ...] = tuple(dict.fromkeys(o for d in self.decisions for o in d.options))
+        self.option_table = option_table([d.options for d in self.decisions], self.choice_names)
         self.compile()
 
     # -- model ------------------------------------------------------------------------------
@@ -116,20 +126,74 @@ class Game(ABC):
     def parse_bet(self, raw: dict[str, Any] | None) -> Bet:
         """Validate the player's bet fields (defaults fill what is missing)."""
 
-    @abstractmethod
     def run(self, bet: Bet, outcomes: Outcomes, log: np.ndarray, operator: Operator, state: dict) -> RunResult:
-        """Play one round with the compiled round function."""
+        """Play one round with the compiled round function, carrying the player's ``state``."""
+        self.check_script(outcomes)
+        carried = self.state_array(state, bet)
+        scratch = self.scratch()
+        tally = np.zeros(max(1, len(self.tally_names)), dtype=np.int64)
+        status, win = self.play_once(self.bet_arguments(bet, operator), carried, outcomes, log, scratch, tally)
+        if status == events.REJECTED:
+            reason = self.refusal(scratch)
+            if reason:
+                raise ScriptError(reason)
+        return RunResult(status, win, self.updated_state(state, bet, carried))
 
-    def play_once(self, bet_args: np.ndarray, outcomes: Outcomes, log: np.ndarray, scratch: Any,
-                  tally: np.ndarray) -> tuple[int, int]:
+    def play_once(self, bet_args: np.ndarray, state: np.ndarray, outcomes: Outcomes, log: np.ndarray,
+                  scratch: Any, tally: np.ndarray) -> tuple[int, int]:
         """One round through the game's compiled loop: (status, win units)."""
         totals = np.zeros(loop.TOTALS, dtype=np.int64)
-        self.simulate_rounds(self.tables, bet_args, outcomes, log, scratch, 1, tally, totals)
+        self.simulate_rounds(self.tables, bet_args, state, outcomes, log, scratch, 1, tally, totals)
         return int(totals[loop.LAST_STATUS]), int(totals[loop.WIN_UNITS])
 
+    def check_script(self, outcomes: Outcomes) -> None:  # noqa: B027 (most games need no more checks)
+        """Refuse forced outcomes this game cannot show (beyond what the script parser checks)."""
+
+    def refusal(self, scratch: Any) -> str | None:
+        """Why the round function refused a scripted round, naming the script field (or None)."""
+        return None
+
+    # -- carried state ----------------------------------------------------------------------
+    def state_array(self, state: dict[str, Any], bet: Bet) -> np.ndarray:
+        """The part of the player's carried state (JSON) that a round at ``bet`` reads and updates,
+        as the round function's int64 array. A game that carries state overrides this and
+        :meth:`updated_state`; this default is the one place that says a game carries nothing."""
+        if state:
+            raise ScriptError(f"state: {self.code} carries no state between rounds; expected {{}}, got {state!r}")
+        return np.zeros(0, dtype=np.int64)
+
+    def updated_state(self, state: dict[str, Any], bet: Bet, array: np.ndarray) -> dict[str, Any]:
+        """The player's carried state after a round at ``bet`` left ``array``."""
+        return {}
+
+    # -- decisions ----------------------------------------------------------------------------
+    def outcomes(self, stream: np.ndarray, script: Any = None, choices: list[int] | None = None,
+                 strategy: int = -1) -> Outcomes:
+        """The outcomes of a round of this game: ``script`` (an ``engine.round.Script``) first, then
+        ``stream``; decisions the choices leave open go to ``strategy`` (an index into
+        :attr:`strategies`; -1 waits for the player)."""
+        return make_outcomes(
+            stream, self.grid,
+            script.screens if script else None, script.draws if script else None, choices,
+            draw_names=max(1, len(self.draw_names)), options=self.option_table, strategy=strategy,
+        )
+
+    def strategy_index(self, name: str | None) -> int:
+        """The index of a named strategy (None: the default one)."""
+        if name is None:
+            return 0
+        if name not in self.strategies:
+            offered = list(self.strategies) or "none: it has no decisions"
+            raise ScriptError(f"strategy: {self.code} has no strategy {name!r}; expected one of {offered}")
+        return self.strategies.index(name)
+
     @abstractmethod
-    def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:
-        """The round function's int64 bet array; ``operator`` None means simulation."""
+    def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
+        """The round function's int64 bet array, under the operator's settings."""
+
+    def describe_strategy(self, name: str) -> str:
+        """One line on what a strategy does (for ``--help`` and reports)."""
+        return name
 
     def simulation_bet(self) -> Bet:
         """The bet the simulator plays (RTP is the same at every bet)."""
@@ -146,6 +210,17 @@ class Game(ABC):
     @abstractmethod
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
+
+    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
+        """A progressive jackpot's share of RTP in a simulation, as the game's RTP report counts
+        it (``total`` and its parts), or None for a game without one. Its wins are paid by a
+        jackpot pool, not by the round, so the simulator adds this share to what players get
+        back."""
+        return None
+
+    def par_sections(self) -> list[str]:
+        """Game-specific Markdown sections of the PAR sheet (feature tables the model holds)."""
+        return []
 
     def parse_draw(self, name: str, raw: Any) -> int:
         """A scripted draw value as the integer the round function uses."""
@@ -170,3 +245,13 @@ class Game(ABC):
     def extra_screen_symbols(self) -> set[str]:
         """Symbols a forced screen may show beyond the strips (e.g. held or transformed ones)."""
         return set()
+
+
+def code_fingerprint(game_package: Path) -> str:
+    """Which code plays a game's rounds: the package version and a hash of the engine's and the
+    game's own source. A record made by other code is refused by replay and resume."""
+    digest = hashlib.sha256()
+    for path in sorted([*ENGINE.glob("*.py"), *ENGINE.glob("data/*.json"), *game_package.glob("*.py")]):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return f"slotforge {slotforge.__version__}:{digest.hexdigest()[:12]}"

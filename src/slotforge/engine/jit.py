@@ -13,7 +13,16 @@ without numba's runtime (``_nrt=False``): no reference counting at all, which is
 complete round take well under a hundred nanoseconds.
 """
 
+import warnings
+
 from numba import njit
+from numba.core import config
+
+if config.DISABLE_JIT:
+    # As plain Python, the random generator's uint64 arithmetic wraps around modulo 2**64
+    # exactly as the compiled code does, which is what xoshiro256** needs; numpy would warn
+    # at every wrap.
+    warnings.filterwarnings("ignore", r"overflow encountered in scalar", RuntimeWarning)
 
 kernel = njit(cache=True, inline="always")
 entry = njit(cache=True)

@@ -17,11 +17,12 @@ TOTALS = 5
 
 
 @kernel
-def run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals):
+def run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """Play ``rounds`` complete rounds; accumulate into ``totals`` and ``tally``.
 
-    Returns the sum of squared wins (a float, for the variance); ``totals[LAST_STATUS]`` is the
-    status of the last round (complete, or awaiting a choice).
+    ``state`` is the player's carried state, handed from each round to the next: the rounds
+    are one session at one bet. Returns the sum of squared wins (a float, for the variance);
+    ``totals[LAST_STATUS]`` is the status of the last round (complete, or awaiting a choice).
     """
     win_sum = 0
     hits = 0
@@ -30,7 +31,7 @@ def run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, t
     status = 0
     for _ in range(rounds):
         reset(outcomes)
-        status, win = play_round(tables, bet, outcomes, log, scratch, tally)
+        status, win = play_round(tables, bet, state, outcomes, log, scratch, tally)
         win_sum += win
         squares += float(win) * float(win)
         if win > 0:

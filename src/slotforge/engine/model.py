@@ -19,11 +19,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+# The most scatter symbols a model may have, each with its own pays (the evaluator's limit).
+MAX_SCATTERS = 4
+
 SymbolKind = Literal["wild", "scatter", "high", "medium", "low", "bonus", "mystery", "special"]
 
 
 class ModelError(ValueError):
     """A model file that cannot be used, with the file and field at fault."""
+
+
+class UnknownPaylines(ModelError):
+    """A payline set the engine does not have."""
 
 
 class Strict(BaseModel):
@@ -94,6 +101,10 @@ class LineGameSpec(Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> LineGameSpec:
+        try:
+            paylines(self.paylines)
+        except ModelError as error:
+            raise ValueError(str(error)) from error
         codes = [s.code for s in self.symbols]
         known = set(codes)
         if len(known) != len(codes):
@@ -107,12 +118,22 @@ class LineGameSpec(Strict):
             check_symbol("wild.symbol", self.wild.symbol)
             for code in self.wild.substitutes_except:
                 check_symbol("wild.substitutes_except", code)
-        for table in ("line_pays", "scatter_pays", "count_pays"):
+        cells = self.grid.reels * self.grid.rows
+        most = {"line_pays": self.grid.reels, "scatter_pays": cells, "count_pays": cells}
+        for table, highest in most.items():
             for code, pays in getattr(self, table).items():
                 check_symbol(table, code)
                 for count in pays:
-                    if not 1 <= count <= self.grid.reels * self.grid.rows:
-                        raise ValueError(f"{table}.{code}: count {count} is not on a {self.grid.reels}-reel screen")
+                    if not 1 <= count <= highest:
+                        raise ValueError(
+                            f"{table}.{code}: count {count} cannot happen on a {self.grid.reels}x{self.grid.rows} "
+                            f"screen; expected 1 to {highest}"
+                        )
+        if len(self.scatter_pays) > MAX_SCATTERS:
+            raise ValueError(
+                f"scatter_pays: {len(self.scatter_pays)} scatter symbols; the engine pays at most {MAX_SCATTERS}"
+            )
+        self._check_paylines()
         for code, pays in self.line_pays.items():
             ordered = [pays[c] for c in sorted(pays)]
             if ordered != sorted(ordered) or any(p < 0 for p in ordered):
@@ -132,6 +153,24 @@ class LineGameSpec(Strict):
                         )
         return self
 
+    def _check_paylines(self) -> None:
+        """The payline set must exist and fit the grid, and fit the line bitmasks (64 bits)."""
+        try:
+            lines = paylines(self.paylines)
+        except UnknownPaylines as error:
+            raise ValueError(str(error)) from error
+        if any(len(line) != self.grid.reels for line in lines):
+            raise ValueError(f"paylines: {self.paylines!r} has lines for other than {self.grid.reels} reels")
+        if any(row >= self.grid.rows or row < 0 for line in lines for row in line):
+            raise ValueError(f"paylines: {self.paylines!r} uses rows outside a {self.grid.rows}-row grid")
+        if len(lines) > 64:
+            raise ValueError(f"paylines: {self.paylines!r} has {len(lines)} lines; at most 64 fit the line bitmasks")
+
+    @property
+    def line_count(self) -> int:
+        """How many paylines the model's payline set has."""
+        return len(paylines(self.paylines))
+
     def symbol_id(self, code: str) -> int:
         """The index of a symbol code in the model (the id used by compiled code)."""
         for index, symbol in enumerate(self.symbols):
@@ -144,6 +183,18 @@ class LineGameSpec(Strict):
         return [s.code for s in self.symbols]
 
 
+def check_weights(weights: list[int] | dict[str, int]) -> list[int] | dict[str, int]:
+    """Draw weights the generator can use: whole numbers, none negative, a positive total below
+    2**32 (the unbiased bounded draw's range). For a pydantic ``field_validator``."""
+    values = list(weights.values()) if isinstance(weights, dict) else list(weights)
+    if any(w < 0 for w in values):
+        raise ValueError(f"weights must not be negative, got {weights}")
+    total = sum(values)
+    if not 0 < total < 2**32:
+        raise ValueError(f"the weights must add up to between 1 and 2**32 - 1, got {total}")
+    return weights
+
+
 def fingerprint(raw: dict[str, Any]) -> str:
     """A short hash of a model's canonical JSON: which data paid a round."""
     canonical = json.dumps(raw, sort_keys=True, separators=(",", ":")).encode()
@@ -151,22 +202,43 @@ def fingerprint(raw: dict[str, Any]) -> str:
 
 
 def describe_error(path: str, error: ValidationError) -> str:
-    """One line per problem: file, dotted field, what was expected."""
+    """One line per problem: file, dotted field, what was expected.
+
+    A check of the whole model names its own field in its message, so it is shown as is
+    (without pydantic's "(top level): Value error," framing).
+    """
     lines = []
     for problem in error.errors():
-        field = ".".join(str(part) for part in problem["loc"]) or "(top level)"
-        lines.append(f"{path}: {field}: {problem['msg']}")
+        field = ".".join(str(part) for part in problem["loc"])
+        message = problem["msg"].removeprefix("Value error, ")
+        lines.append(f"{path}: {field}: {message}" if field else f"{path}: {message}")
     return "\n".join(lines)
 
 
-def load_json(path: str | Path) -> dict[str, Any]:
-    """Read a model file, turning a syntax error into a ModelError naming the file."""
+def read_json_file(path: str | Path, what: str) -> Any:
+    """The JSON content of a file; a missing, unreadable or malformed one is a ``ValueError``
+    naming the file (``what`` says what kind of file was expected: "model", "script", ...)."""
     try:
-        return json.loads(Path(path).read_text())
+        text = Path(path).read_text()
     except FileNotFoundError as error:
-        raise ModelError(f"{path}: no such model file") from error
+        raise ValueError(f"{path}: no such {what} file") from error
+    except IsADirectoryError as error:
+        raise ValueError(f"{path}: is a folder; expected a {what} file") from error
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not text"
+        raise ValueError(f"{path}: cannot read the {what} file ({reason})") from error
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise ModelError(f"{path}: line {error.lineno}: not valid JSON ({error.msg})") from error
+        raise ValueError(f"{path}: line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from error
+
+
+def load_json(path: str | Path) -> dict[str, Any]:
+    """Read a model file, turning any problem into a ModelError naming the file."""
+    try:
+        return read_json_file(path, "model")
+    except ValueError as error:
+        raise ModelError(str(error)) from error
 
 
 def validate(schema: type[BaseModel], raw: Any, path: str, prefix: str = "") -> Any:
@@ -186,5 +258,5 @@ def paylines(name: str) -> tuple[tuple[int, ...], ...]:
     data = json.loads(resources.files("slotforge.engine").joinpath("data/paylines.json").read_text())
     if name not in data or name.startswith("_"):
         known = sorted(k for k in data if not k.startswith("_"))
-        raise ModelError(f"paylines: unknown payline set {name!r}; expected one of {known}")
+        raise UnknownPaylines(f"paylines: unknown payline set {name!r}; expected one of {known}")
     return tuple(tuple(line) for line in data[name])

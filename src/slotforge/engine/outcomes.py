@@ -4,6 +4,10 @@ A compiled round never calls a random generator directly. It asks its :class:`Ou
 next screen, the next named draw or the next player choice; each question is answered from the
 script while it lasts and from the random stream after. The simulator passes empty scripts, the
 server a secure stream, QA a script: one round function serves them all.
+
+A decision is answered by the script's next choice, else by the round's strategy: in the
+simulator a named strategy of the game (an index into ``Game.strategies``), in live play
+``WAIT``, which makes the round stop and wait for the player.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from slotforge.engine import rng
+from slotforge.engine import events, rng
 from slotforge.engine.jit import kernel
 
 
@@ -21,13 +25,28 @@ class Outcomes(NamedTuple):
     screens: np.ndarray  # int64[n, rows, reels]: forced screens, in order
     draws: np.ndarray  # int64[names, n]: forced values of each named draw
     draw_counts: np.ndarray  # int64[names]
-    choices: np.ndarray  # int64[n]: the player's choices, in order
+    choices: np.ndarray  # int64[n]: the player's choices, in order, as ids of the game's choice names
+    options: np.ndarray  # int64[decisions, choice names]: each name's index among a decision's options
+    strategy: np.ndarray  # int64[1]: the game's strategy answering unscripted decisions, or WAIT
     cursors: np.ndarray  # int64[2 + names]: next screen, next choice, next draw of each name
 
 
 SCREEN = 0
 CHOICE = 1
 DRAW0 = 2
+
+WAIT = -1  # no choice given and no strategy: the round waits for the player
+NOT_AN_OPTION = -2  # a choice name that is not among the decision's options
+
+
+def option_table(decisions: list[tuple[str, ...]], names: tuple[str, ...]) -> np.ndarray:
+    """``[decision, name]``: the index of choice ``name`` among the decision's own options,
+    or ``NOT_AN_OPTION``."""
+    table = np.full((max(1, len(decisions)), max(1, len(names))), NOT_AN_OPTION, dtype=np.int64)
+    for d, options in enumerate(decisions):
+        for index, option in enumerate(options):
+            table[d, names.index(option)] = index
+    return table
 
 
 def make_outcomes(
@@ -37,8 +56,14 @@ def make_outcomes(
     draws: list[list[int]] | None = None,
     choices: list[int] | None = None,
     draw_names: int = 1,
+    options: np.ndarray | None = None,
+    strategy: int = WAIT,
 ) -> Outcomes:
-    """Bundle a stream with forced screens, named draws (by index) and choices."""
+    """Bundle a stream with forced screens, named draws (by index) and choices.
+
+    ``options`` is the game's :func:`option_table`; ``strategy`` answers the decisions the
+    choices leave open (``WAIT`` in live play).
+    """
     rows, reels = grid
     screen_array = np.zeros((len(screens or []), rows, reels), dtype=np.int64)
     for i, screen in enumerate(screens or []):
@@ -56,13 +81,18 @@ def make_outcomes(
         draws=draw_array,
         draw_counts=draw_counts,
         choices=np.asarray(choices or [], dtype=np.int64),
+        options=option_table([], ()) if options is None else options,
+        strategy=np.array([strategy], dtype=np.int64),
         cursors=np.zeros(2 + draw_array.shape[0], dtype=np.int64),
     )
 
 
-def simulation_outcomes(stream: np.ndarray, grid: tuple[int, int], draw_names: int = 1) -> Outcomes:
-    """Outcomes drawn from ``stream`` only: nothing forced, no choices."""
-    return make_outcomes(stream, grid, draw_names=draw_names)
+def simulation_outcomes(
+    stream: np.ndarray, grid: tuple[int, int], draw_names: int = 1, options: np.ndarray | None = None,
+    strategy: int = 0,
+) -> Outcomes:
+    """Outcomes drawn from ``stream`` only: nothing forced, every decision left to ``strategy``."""
+    return make_outcomes(stream, grid, draw_names=draw_names, options=options, strategy=strategy)
 
 
 @kernel
@@ -101,13 +131,39 @@ def draw_weighted(outcomes, name, cumulative):
 
 
 @kernel
-def next_choice(outcomes):
-    """The player's next choice, or -1 when the round must wait for it."""
+def next_choice(outcomes, decision):
+    """The script's next choice as an index among ``decision``'s options: ``WAIT`` when the
+    script has none left, ``NOT_AN_OPTION`` when it names none of this decision's options."""
     index = outcomes.cursors[CHOICE]
     if index < outcomes.choices.shape[0]:
         outcomes.cursors[CHOICE] = index + 1
-        return outcomes.choices[index]
-    return -1
+        return outcomes.options[decision, outcomes.choices[index]]
+    return WAIT
+
+
+@kernel
+def decide(outcomes, log, decision, offered, win, strategy):
+    """The option taken at ``decision``, among the ``offered`` ones (a bitmask of option indexes).
+
+    The script's next choice comes first; then the round's strategy: ``strategy(index,
+    decision, offered, win)`` is the game's compiled strategy function, asked in the simulator,
+    while live play (``WAIT``) emits ``AWAIT`` and returns ``WAIT``. A choice not offered emits
+    ``INVALID_CHOICE`` and returns ``NOT_AN_OPTION``.
+    """
+    choice = next_choice(outcomes, decision)
+    named = -1
+    if choice == WAIT:
+        which = outcomes.strategy[0]
+        if which == WAIT:
+            events.emit(log, events.AWAIT, decision, offered, win)
+            return WAIT
+        choice = strategy(which, decision, offered, win)
+    else:
+        named = outcomes.choices[outcomes.cursors[CHOICE] - 1]
+    if choice < 0 or choice >= 63 or not (offered >> choice) & 1:
+        events.emit(log, events.INVALID_CHOICE, decision, named, offered)
+        return NOT_AN_OPTION
+    return choice
 
 
 @kernel

@@ -88,7 +88,7 @@ class RecordBuilder:
             "screen": [],
             "card": card,
             "wins": [{"kind": "gamble", "symbol": card, "count": 1, "amount": result}],
-            "events": [{"type": "gamble", "choice": self.game.choice_names[int(row[1])], "card": card,
+            "events": [{"type": "gamble", "choice": self.game.decisions[int(row[5])].options[int(row[1])], "card": card,
                         "stake": self.money(row[3]), "won": int(row[4]) > 0}],
         })
 
@@ -100,9 +100,11 @@ class RecordBuilder:
                          "options": self.options(int(row[1]), row[2]), "win": self.money(row[3])}
 
     def invalid_choice(self, row: np.ndarray) -> None:
-        choice = self.game.choice_names[int(row[2])]
+        decision = self.game.decisions[int(row[1])]
+        named = int(row[2])
+        choice = self.game.choice_names[named] if named >= 0 else "(the strategy's choice)"
         offered = self.options(int(row[1]), row[3])
-        raise ScriptError(f"choices: {choice!r} is not offered now; expected one of {offered}")
+        raise ScriptError(f"choices: {choice!r} is not offered at {decision.name}; expected one of {offered}")
 
     def draw(self, row: np.ndarray) -> None:
         name = int(row[1])
@@ -117,6 +119,7 @@ def build_record(game: Game, bet: Bet, log: np.ndarray, status: int, win_units: 
     return {
         "game": game.code,
         "model": game.model_id,
+        "code": game.code_id,
         "bet": bet.as_json(),
         "total_bet": format_money(bet.total_bet),
         "total_win": format_money(bet.amount(win_units)),
@@ -124,3 +127,18 @@ def build_record(game: Game, bet: Bet, log: np.ndarray, status: int, win_units: 
         "awaiting": builder.awaiting,
         "steps": builder.steps,
     }
+
+
+def differences(recorded: Any, replayed: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Where two records differ, in document order: (dotted path, recorded value, replayed value)."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        found = []
+        for key in list(recorded) + [k for k in replayed if k not in recorded]:
+            found += differences(recorded.get(key), replayed.get(key), f"{path}.{key}" if path else str(key))
+        return found
+    if isinstance(recorded, list) and isinstance(replayed, list) and len(recorded) == len(replayed):
+        found = []
+        for index, (a, b) in enumerate(zip(recorded, replayed, strict=True)):
+            found += differences(a, b, f"{path}[{index}]")
+        return found
+    return [] if recorded == replayed else [(path, recorded, replayed)]

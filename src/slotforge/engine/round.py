@@ -2,7 +2,7 @@
 
 It wraps a game's compiled round function with everything around it: reading a script,
 growing the random buffer or the event log when a round needs more, turning the event log into
-the round record of SCENARIOS.md, and replaying a record to prove it.
+the round record of docs/scripts.md, and replaying a record to prove it.
 
 A round that waits for a choice is not suspended anywhere: its record holds the random words it
 used and the choices made so far, and the round resumes by replaying those with the new choice.
@@ -20,7 +20,6 @@ import numpy as np
 from slotforge.engine import events, rng
 from slotforge.engine.bet import format_money
 from slotforge.engine.game import Game, Operator, ScriptError
-from slotforge.engine.outcomes import make_outcomes
 from slotforge.engine.record import build_record
 
 WordSource = Callable[[int], np.ndarray]
@@ -28,7 +27,7 @@ WordSource = Callable[[int], np.ndarray]
 
 @dataclass
 class Script:
-    """Forced outcomes (SCENARIOS.md), already checked against the game."""
+    """Forced outcomes (docs/scripts.md), already checked against the game."""
 
     bet: dict[str, Any] | None = None
     screens: list[np.ndarray] = field(default_factory=list)
@@ -93,6 +92,8 @@ def parse_choices(game: Game, names: list[str]) -> list[int]:
         raise ScriptError("choices: expected a list of choice names")
     ids = []
     for n, name in enumerate(names):
+        if not game.choice_names:
+            raise ScriptError(f"choices[{n}]: {game.code} takes no choices (its rounds never wait for a decision)")
         if name not in game.choice_names:
             raise ScriptError(f"choices[{n}]: unknown choice {name!r}; expected one of {list(game.choice_names)}")
         ids.append(game.choice_names.index(name))
@@ -141,9 +142,7 @@ def play(
     capacity = 256
     while True:
         stream = rng.buffer_stream(known)
-        outcomes = make_outcomes(
-            stream, game.grid, script.screens, script.draws, all_choices, draw_names=max(1, len(game.draw_names))
-        )
+        outcomes = game.outcomes(stream, script, all_choices)
         log = events.new_log(capacity)
         result = game.run(parsed_bet, outcomes, log, operator, carried)
         if rng.is_exhausted(stream):
@@ -165,10 +164,71 @@ def play(
     return record
 
 
+class ForeignRecord(ScriptError):
+    """A record made by another model or other code than this build's."""
+
+
+def check_maker(game: Game, record: dict[str, Any]) -> None:
+    """Refuse a record whose model or code fingerprint is not this build's."""
+    for field_, ours in (("model", game.model_id), ("code", game.code_id)):
+        theirs = record.get(field_)
+        if theirs != ours:
+            raise ForeignRecord(
+                f"{field_}: the round was made by {theirs or 'an unnamed ' + field_}, this build runs {ours}; "
+                "only the same model and code can replay or resume it"
+            )
+
+
 def replay(game: Game, record: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     """Re-run a recorded round from its inputs; True when every field matches the record."""
     again = rerun(game, record, extra_choices=[], source=no_more_words)
     return again == record, again
+
+
+RECORD_FIELDS = {"game": str, "model": str, "bet": dict, "total_bet": str, "total_win": str, "status": str,
+                 "steps": list, "inputs": dict}
+
+
+def check_record(record: Any, where: str = "record") -> None:
+    """Refuse a round record that cannot be replayed, naming the field at fault: a missing
+    field, random words that are not 16-digit hex strings, an operator setting that is not an
+    amount. (Whether its values match is for :func:`replay` to say.)"""
+    if not isinstance(record, dict):
+        raise ScriptError(f"{where}: not a round record (expected a JSON object)")
+    for name, kind in RECORD_FIELDS.items():
+        if not isinstance(record.get(name), kind):
+            raise ScriptError(f"{where}: {name}: expected {_KINDS[kind]}, got {record.get(name)!r}")
+    inputs = record["inputs"]
+    words = inputs.get("random")
+    if not isinstance(words, list) or not all(isinstance(w, str) and _is_word(w) for w in words):
+        raise ScriptError(f"{where}: inputs.random: expected a list of 16-digit hex strings (64-bit words)")
+    choices = inputs.get("choices", [])
+    if not isinstance(choices, list) or not all(isinstance(c, str) for c in choices):
+        raise ScriptError(f"{where}: inputs.choices: expected a list of choice names")
+    if inputs.get("script") is not None and not isinstance(inputs["script"], dict):
+        raise ScriptError(f"{where}: inputs.script: expected a script object or null")
+    operator = inputs.get("operator", {})
+    if not isinstance(operator, dict):
+        raise ScriptError(f"{where}: inputs.operator: expected an object")
+    limit = operator.get("gamble_limit", "0")
+    if not isinstance(limit, str) or not _is_amount(limit):
+        raise ScriptError(f"{where}: inputs.operator.gamble_limit: expected an amount string like '1000.00', "
+                          f"got {limit!r}")
+
+
+_KINDS = {str: "a string", dict: "an object", list: "a list"}
+
+
+def _is_word(text: str) -> bool:
+    return len(text) == 16 and all(c in "0123456789abcdefABCDEF" for c in text)
+
+
+def _is_amount(text: str) -> bool:
+    try:
+        value = Decimal(text)
+    except ArithmeticError:
+        return False
+    return value.is_finite() and value >= 0
 
 
 def resume(game: Game, record: dict[str, Any], choice: str, source: WordSource = rng.secure_words) -> dict[str, Any]:
@@ -179,7 +239,12 @@ def resume(game: Game, record: dict[str, Any], choice: str, source: WordSource =
 
 
 def rerun(game: Game, record: dict[str, Any], extra_choices: list[str], source: WordSource) -> dict[str, Any]:
-    """Play a recorded round again from its inputs, with choices added after those it made."""
+    """Play a recorded round again from its inputs, with choices added after those it made.
+
+    Only the model and code that made the round may replay it: another would not prove the
+    record, only re-run it.
+    """
+    check_maker(game, record)
     inputs = record.get("inputs") or {}
     script = parse_script(game, inputs["script"]) if inputs.get("script") else Script()
     made = inputs.get("choices", [])[len(script.choices) :]

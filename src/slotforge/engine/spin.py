@@ -14,6 +14,7 @@ import numpy as np
 from slotforge.engine import events
 from slotforge.engine.evaluate import fill_window, line_wins, stop_line_wins, symbol_count, window_masks
 from slotforge.engine.jit import kernel
+from slotforge.engine.model import MAX_SCATTERS
 from slotforge.engine.outcomes import forced_screen
 from slotforge.engine.rng import bounded
 
@@ -26,6 +27,7 @@ class Scratch(NamedTuple):
     masks: np.ndarray  # uint64[reels, 1, symbols]: column masks of a computed screen
     counts: np.ndarray  # int64[reels, 1, symbols]
     zero_stops: np.ndarray  # int64[reels]: index 0 into the one-stop tables above
+    scatters: np.ndarray  # int64[MAX_SCATTERS]: how many of each scatter symbol the last screen showed
 
 
 def make_scratch(rows: int, reels: int, symbols: int) -> Scratch:
@@ -35,6 +37,7 @@ def make_scratch(rows: int, reels: int, symbols: int) -> Scratch:
         masks=np.zeros((reels, 1, symbols), dtype=np.uint64),
         counts=np.zeros((reels, 1, symbols), dtype=np.int64),
         zero_stops=np.zeros(reels, dtype=np.int64),
+        scatters=np.zeros(MAX_SCATTERS, dtype=np.int64),
     )
 
 
@@ -63,48 +66,57 @@ def land(reelset, outcomes, scratch, need_window):
 
 
 @kernel
-def pay_screen(table, masks, counts, stops, enabled, total_units, multiplier, log):
-    """Line wins plus scatter pays of a screen; returns (win units, scatter count)."""
+def pay_screen(table, masks, counts, stops, enabled, total_units, multiplier, log, found):
+    """Line wins plus scatter pays of a screen; returns (win units, count of the first scatter),
+    with every scatter's count in ``found``."""
     win = line_wins(table, masks, stops, enabled, multiplier, log)
-    scatter_units, scatters = pay_scatters(table, counts, stops, total_units, multiplier, log)
-    return win + scatter_units, scatters
+    scatter_units = pay_scatters(table, counts, stops, total_units, multiplier, log, found)
+    return win + scatter_units, found[0]
 
 
 @kernel
-def pay_stops(table, reelset, stops, enabled, total_units, multiplier, log):
+def pay_stops(table, reelset, stops, enabled, total_units, multiplier, log, found):
     """:func:`pay_screen` of a screen drawn at ``stops`` on ``reelset`` (the fast path)."""
     win = stop_line_wins(table, reelset, stops, enabled, multiplier, log)
-    scatter_units, scatters = pay_scatters(table, reelset.counts, stops, total_units, multiplier, log)
-    return win + scatter_units, scatters
+    scatter_units = pay_scatters(table, reelset.counts, stops, total_units, multiplier, log, found)
+    return win + scatter_units, found[0]
 
 
 @kernel
-def pay_scatters(table, counts, stops, total_units, multiplier, log):
-    """Scatter pays (x total bet) of a screen; returns (win units, scatter count)."""
-    if table.scatter_symbol < 0:
-        return 0, 0
-    scatters = symbol_count(counts, stops, table.scatter_symbol)
-    units = table.scatter_pay[scatters] * total_units * multiplier
-    if units > 0:
-        events.emit(log, events.SCATTER_WIN, table.scatter_symbol, scatters, units, multiplier)
-    return units, scatters
+def pay_scatters(table, counts, stops, total_units, multiplier, log, found):
+    """Scatter pays (x total bet) of a screen: each scatter symbol pays by its own count, and
+    the pays add up. ``found[i]`` gets the count of the model's ``i``-th scatter symbol (the
+    game's triggers read it). Returns the win units."""
+    symbols, pays = table.scatter_symbols, table.scatter_pays
+    units = 0
+    found[0] = 0
+    for i in range(symbols.shape[0]):
+        count = symbol_count(counts, stops, symbols[i])
+        found[i] = count
+        pay = pays[i, count] * total_units * multiplier
+        if pay > 0:
+            units += pay
+            events.emit(log, events.SCATTER_WIN, symbols[i], count, pay, multiplier)
+    return units
 
 
 @kernel
 def evaluate_window(table, scratch, enabled, total_units, multiplier, log):
     """Pay the screen in ``scratch.window`` (after whatever changed it)."""
     window_masks(scratch.window, table.line_rows, table.counts_as, scratch.masks, scratch.counts)
-    return pay_screen(table, scratch.masks, scratch.counts, scratch.zero_stops, enabled, total_units, multiplier, log)
+    return pay_screen(table, scratch.masks, scratch.counts, scratch.zero_stops, enabled, total_units, multiplier,
+                      log, scratch.scatters)
 
 
 @kernel
 def line_spin(table, reelset, kind, mode, index, left, enabled, total_units, multiplier, outcomes, log, scratch):
-    """Land and pay one screen of a plain line game; returns (win units, scatter count)."""
+    """Land and pay one screen of a plain line game; returns (win units, count of the first
+    scatter), with every scatter's count in ``scratch.scatters``."""
     forced = land(reelset, outcomes, scratch, events.recording(log))
     events.emit_step(log, kind, mode, index, left, scratch.window)
     if forced:
         return evaluate_window(table, scratch, enabled, total_units, multiplier, log)
-    return pay_stops(table, reelset, scratch.stops, enabled, total_units, multiplier, log)
+    return pay_stops(table, reelset, scratch.stops, enabled, total_units, multiplier, log, scratch.scatters)
 
 
 @kernel

@@ -94,13 +94,16 @@ def count_distribution(reelset: ReelSet, symbol: int) -> np.ndarray:
 
 
 def screen_maths(table: PayTable, reelset: ReelSet, symbols: int) -> ScreenMaths:
-    """Exact line and scatter expectations of one spin on ``reelset``."""
+    """Exact line and scatter expectations of one spin on ``reelset``; the count distribution
+    is the first scatter symbol's (the one a game's trigger reads)."""
     line = expected_line_win(table, reelset, symbols)
-    if table.scatter_symbol < 0:
+    if table.scatter_symbols.shape[0] == 0:
         return ScreenMaths(line, 0.0, np.array([1.0]))
-    distribution = count_distribution(reelset, table.scatter_symbol)
-    pays = table.scatter_pay[: len(distribution)]
-    return ScreenMaths(line, float(distribution @ pays), distribution)
+    scatter = 0.0
+    distributions = [count_distribution(reelset, symbol) for symbol in table.scatter_symbols]
+    for distribution, pays in zip(distributions, table.scatter_pays, strict=True):
+        scatter += float(distribution @ pays[: len(distribution)])
+    return ScreenMaths(line, scatter, distributions[0])
 
 
 def retrigger_spins(award: int, retrigger_chance: float, retrigger_award: int) -> float:

@@ -1,15 +1,49 @@
-"""PAR sheets: one Markdown page per game with its model, exact maths and simulated figures."""
+"""PAR sheets: one Markdown page per game with its model, its RTP and simulated figures.
+
+A sheet holds nothing that changes from run to run with the same maths (no timings): given
+the model, the round count and the seed, it is the same file. The project's own sheets in
+``docs/par/`` are written only by ``slotforge par --shipped``, with the settings in
+:data:`SHIPPED`.
+"""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from slotforge.engine.game import Game
+from slotforge.engine.model import paylines
+from slotforge.figures import describe, flatten, model_label, percent, points
 
 
-def percent(value: float, places: int = 4) -> str:
-    return f"{value * 100:.{places}f}%"
+@dataclass(frozen=True)
+class SheetRun:
+    """How a shipped PAR sheet is generated: rounds simulated and the seed."""
+
+    rounds: int
+    seed: int
+
+
+# The project's own sheets (docs/par/GAME.md) and the simulation behind each.
+SHIPPED = {
+    "dynasty": SheetRun(rounds=200_000_000, seed=1),
+    "golden-grimoire": SheetRun(rounds=200_000_000, seed=1),
+    "divine-fortune": SheetRun(rounds=50_000_000, seed=1),
+}
+
+# Figures that describe a run rather than the maths; a sheet leaves them out.
+RUN_FIGURES = {"seconds", "rounds_per_second", "workers", "compile_seconds"}
+
+
+def shipped_sheet_path(code: str) -> Path:
+    """Where the project keeps the sheet of ``code``: ``docs/par/`` of the source checkout."""
+    folder = Path(__file__).resolve().parents[3] / "docs" / "par"
+    if not folder.is_dir():
+        raise ValueError(f"--shipped: {folder} not found; the shipped sheets live in a source checkout of slotforge")
+    return folder / f"{code}.md"
 
 
 def strip_table(game: Game, mode: str) -> list[str]:
@@ -25,8 +59,8 @@ def strip_table(game: Game, mode: str) -> list[str]:
     return lines
 
 
-def paytable(game: Game) -> list[str]:
-    pays = game.spec.line_pays
+def pays_table(pays: dict[str, dict[int, int]]) -> list[str]:
+    """A pay table: one row per symbol, one column per count."""
     counts = sorted({c for p in pays.values() for c in p})
     lines = ["| symbol | " + " | ".join(str(c) for c in counts) + " |", "|---" * (len(counts) + 1) + "|"]
     for code, by_count in pays.items():
@@ -34,59 +68,101 @@ def paytable(game: Game) -> list[str]:
     return lines
 
 
-def figures(data: dict[str, Any], prefix: str = "") -> list[str]:
-    """Flatten a report's nested figures into table rows."""
-    rows = []
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            rows += figures(value, f"{name}.")
-        elif isinstance(value, float):
-            rows.append(f"| {name} | {value:.6g} |")
-        elif value is not None and not isinstance(value, list):
-            rows.append(f"| {name} | {value} |")
-    return rows
+def payline_table(game: Game) -> list[str]:
+    """The payline shapes: for each line, the row it crosses on each reel (1 = top)."""
+    shapes = paylines(game.spec.paylines)
+    reels = game.spec.grid.reels
+    lines = ["| line | " + " | ".join(f"reel {i + 1}" for i in range(reels)) + " |", "|---" * (reels + 1) + "|"]
+    for number, shape in enumerate(shapes, start=1):
+        lines.append(f"| {number} | " + " | ".join(str(row + 1) for row in shape) + " |")
+    return lines
+
+
+def figure_rows(data: dict[str, Any]) -> list[str]:
+    """A report's nested figures as table rows, each in its unit (see :mod:`slotforge.figures`)."""
+    return [f"| {name} | {describe(name, value)} |" for name, value in flatten(data)
+            if name.rsplit(".", 1)[-1] not in RUN_FIGURES]
+
+
+def rtp_section(rtp: dict[str, Any]) -> list[str]:
+    interval = f" ± {points(rtp['ci99'])} (99%)" if "ci99" in rtp else ""
+    return [
+        f"## RTP: {rtp['method']}",
+        "",
+        "From `slotforge rtp`. RTPs are percent of the total bet.",
+        "",
+        "| part | RTP |",
+        "|---|---|",
+        *[f"| {part} | {percent(value)} |" for part, value in rtp["parts"].items()],
+        f"| **total** | **{percent(rtp['rtp'])}{interval}** |",
+        "",
+        "Other figures of the report:",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        *figure_rows({k: v for k, v in rtp.items() if k not in ("parts", "rtp", "method", "game", "model", "ci99")}),
+        "",
+    ]
+
+
+def simulation_section(simulation: dict[str, Any]) -> list[str]:
+    hit = simulation["hit_frequency"]
+    return [
+        "## Simulation",
+        "",
+        f"{simulation['rounds']:,} complete rounds through the round function that pays players, "
+        f"seed {simulation['seed']}, bet `{json.dumps(simulation['bet'])}`. RTPs are percent of the "
+        "total bet; frequencies are shares of rounds (0.5 = one round in two).",
+        "",
+        "| figure | value |",
+        "|---|---|",
+        *rtp_rows(simulation),
+        f"| hit frequency | {percent(hit, 2)} (1 in {1 / hit:.2f}) |" if hit else "| hit frequency | 0 |",
+        f"| standard deviation per round | {simulation['std']:.3f} x total bet |",
+        f"| largest win | {simulation['max_win']:,.2f} x total bet |",
+        *figure_rows(simulation["features"]),
+        "",
+    ]
+
+
+def rtp_rows(simulation: dict[str, Any]) -> list[str]:
+    """The simulated RTP; for a jackpot game, with the pool's share and without it."""
+    interval = f"± {points(simulation['ci99'])} (99%)"
+    if "rtp_without_jackpot" not in simulation:
+        return [f"| RTP | {percent(simulation['rtp'])} {interval} |"]
+    return [
+        f"| RTP, the jackpot pool's share included (what players get back) | {percent(simulation['rtp'])} {interval} |",
+        f"| RTP without the jackpot pool (what the rounds pay) | {percent(simulation['rtp_without_jackpot'])} |",
+        f"| the jackpot pool's share (contribution and seed) | {percent(simulation['jackpot_pool']['total'])} |",
+    ]
 
 
 def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any]) -> str:
     """The PAR sheet of ``game`` as Markdown."""
     spec = game.spec
+    command = f"slotforge par {game.code} --rounds {simulation['rounds']} --seed {simulation['seed']}"
+    if SHIPPED.get(game.code) == SheetRun(simulation["rounds"], simulation["seed"]):
+        command = f"slotforge par --shipped {game.code}"
     lines = [
         f"# {spec.name} — PAR sheet",
         "",
-        f"Model `{game.model_id}`; published RTP {percent(float(spec.rtp), 2)}.",
-        f"Generated by `slotforge par {game.code} --rounds {simulation['rounds']} --seed {simulation['seed']}`.",
+        f"Model `{game.model_id}` ({model_label(game)}: a hash of the model file); "
+        f"published RTP {percent(float(spec.rtp), 2)}.",
+        f"Generated by `{command}`.",
         "",
-        f"## RTP ({rtp['method']})",
+        *rtp_section(rtp),
+        *simulation_section(simulation),
+        "## Paytable: line pays (coins per coin bet on the line)",
         "",
-        "| part | RTP |",
-        "|---|---|",
-        *[f"| {part} | {percent(value)} |" for part, value in rtp["parts"].items()],
-        f"| **total** | **{percent(rtp['rtp'])}** |",
-        "",
-        "## Simulation",
-        "",
-        f"{simulation['rounds']:,} rounds, seed {simulation['seed']}, bet {simulation['bet']}.",
-        "",
-        "| figure | value |",
-        "|---|---|",
-        f"| RTP | {percent(simulation['rtp'])} ± {percent(simulation['ci99'])} (99%) |",
-        f"| hit frequency | {percent(simulation['hit_frequency'], 2)} (1 in {1 / simulation['hit_frequency']:.2f}) |",
-        f"| standard deviation per round | {simulation['std']:.3f} x total bet |",
-        f"| largest win | {simulation['max_win']:,.2f} x total bet |",
-        *figures(simulation["features"]),
-        "",
-        "## Other exact figures",
-        "",
-        "| figure | value |",
-        "|---|---|",
-        *figures({k: v for k, v in rtp.items() if k not in ("parts", "rtp", "method", "game", "model")}),
-        "",
-        "## Paytable (line pays, coins per unit bet)",
-        "",
-        *paytable(game),
+        *pays_table(spec.line_pays),
         "",
     ]
+    if spec.scatter_pays:
+        lines += ["## Scatter pays (x total bet, anywhere on the screen)", "", *pays_table(spec.scatter_pays), ""]
+    if spec.count_pays:
+        lines += ["## Count pays (anywhere on the screen)", "", *pays_table(spec.count_pays), ""]
+    lines += [f"## Paylines ({spec.paylines})", "", *payline_table(game), ""]
+    lines += game.par_sections()
     for mode in spec.reels:
         lines += [f"## Reel strips: {mode}", "", *strip_table(game, mode), ""]
     return "\n".join(lines)

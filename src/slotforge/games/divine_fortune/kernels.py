@@ -2,12 +2,20 @@
 Jackpot Bonus game.
 
 Units: a win unit is one coin at bet level 1 (a line win in units is the paytable value); the
-stake is 20 units and ``bet_level`` coins make one unit.
+stake is one unit per line and ``bet_level`` coins make one unit.
 
-Falling wilds are kept per reel as a 3-bit row mask (bit 0 = top row). After a spin's wins
-every WILD moves down one row, ``(mask << 1) & 7``, so a WILD on the bottom row falls off; a
-spin that showed any WILD is followed by a re-spin. A reel holding a Falling Wild in the main
-game spins on its "held" strip, which carries no BONUS and no FREESPINS.
+Falling wilds are kept per reel as a row mask (bit 0 = top row). After a spin's wins every
+WILD moves down one row, ``(mask << 1) & full``, so a WILD on the bottom row falls off; a spin
+that showed any WILD is followed by a re-spin. A reel holding a Falling Wild in the main game
+spins on its "held" strip, which carries no BONUS and no FREESPINS.
+
+The Jackpot Bonus game is a grid of independent one-cell reels: at every spin each empty cell
+lands a BONUS with the chance of the stake's cell reel, whatever the other cells hold, so every
+cell can fill at every spin. The Mega (every row full) therefore comes from the reels alone;
+its chance rises with the stake because the cell reels of a larger stake land more often.
+
+This module holds only what pays players: the maths' own compiled functions (conditioned
+rounds, lone free spins, lone bonus games) are in :mod:`.measure`, built from the same parts.
 
 Nothing here allocates: every work array comes from :class:`Work`, so the simulator's loop
 can be compiled without numba's runtime. Free spins and the bonus game are compiled as
@@ -25,31 +33,25 @@ from slotforge.engine import events
 from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, window_masks
 from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
-from slotforge.engine.outcomes import draw_weighted, forced_screen, next_choice, scripted
+from slotforge.engine.outcomes import WAIT, decide, draw_weighted, forced_screen, scripted
 from slotforge.engine.rng import bounded
 from slotforge.engine.spin import enabled_lines
 
 # Reel modes: the index of a strip set in the stacked tables.
-BASE, HELD, FREE, BONUS_GRID = range(4)
+BASE, HELD, FREE = range(3)
 MODE_NAMES = ("base", "held", "free")
 
 # params indexes.
 P_WILD, P_FREESPINS, P_BONUS, P_BLANK, P_FS_TRIGGER, P_BONUS_TRIGGER, P_BONUS_SPINS = range(7)
-P_LAND_NUM, P_LAND_DEN, P_MINOR, P_MAJOR, P_CELLS, P_LAST = range(7, 13)
+P_MINOR, P_MAJOR, P_FULL_REEL, P_LAST = range(7, 11)
 
-# Bet arguments of the round function.
-B_LEVEL, B_TOTAL_UNITS, B_AUTO_START, B_MEGA_THRESHOLD, B_MEGA_ALLOWED, B_RTP_MODE = range(6)
-# RTP mode only: the expected win of one free spin and of a bonus game started with 3..15
-# BONUS, in thousandths of a unit (see play_round).
-B_FREE_SPIN_MILLI = 6
-B_BONUS_MILLI = 7  # + (collected - 3)
-BET_ARGUMENTS = B_BONUS_MILLI + 13
-MILLI = 1000
-# The Mega chance is ``threshold / MEGA_SCALE`` per Jackpot Bonus game.
-MEGA_SCALE = 1_000_000_000
+# Bet arguments of the round function: the stake's row of the bonus-game tables, and whether
+# a Mega is paid by the jackpot pool (not when playing for fun).
+B_LEVEL, B_TOTAL_UNITS, B_STAKE, B_MEGA_LIVE = range(4)
+BET_ARGUMENTS = 4
 
 # Draw ids (the game's draw_names order) and decision ids.
-DRAW_VALUE, DRAW_CELL, DRAW_MEGA = range(3)
+DRAW_VALUE, DRAW_CELL = range(2)
 DECISION_START = 0
 CHOICE_START = 0
 
@@ -61,7 +63,7 @@ F_RESPINS_OWED = 4  # cell mask of the Falling Wilds waiting for the end of free
 F_BONUS_TRIGGERED = 5  # BONUS collected, BONUS placed
 F_BONUS_PLACED = 6  # cell, value (units)
 F_BONUS_LANDED = 7  # cell, value (units)
-F_MEGA_WON = 8  # cells filled
+F_MEGA_WON = 8  # cells filled, 1 if the jackpot pool pays it (0: fun play)
 F_BONUS_END = 9  # cells filled, full rows
 F_FREE_RESPIN = 10  # (none): a re-spin inside free spins, which uses no free spin
 
@@ -69,24 +71,25 @@ F_FREE_RESPIN = 10  # (none): a re-spin inside free spins, which uses no free sp
 W_BONUS_COINS, W_MINOR, W_MAJOR = range(3)
 
 # Why a scripted round was refused (info[I_REASON]).
-R_HELD_REEL, R_FREE_SPIN, R_BONUS_SCREEN, R_MAIN_SCREEN, R_CELL_TAKEN, R_FULL_GRID, R_MEGA_FUN = range(1, 8)
+R_HELD_REEL, R_FREE_SPIN, R_BONUS_SCREEN, R_MAIN_SCREEN, R_CELL_TAKEN = range(1, 6)
 I_REASON, I_SCREEN, I_ROW, I_REEL, I_SYMBOL, I_MEGA, I_COLLECTED = range(7)
 
-# Simulator tallies.
+# Simulator tallies; the model adds one per BONUS count that starts the bonus game
+# (``collected_tally_names``), from T_COLLECTED on.
 TALLY = (
     "base_win", "respin_win", "free_win", "bonus_coins", "minor", "major", "mega",
     "respin_rounds", "respins", "free_triggers", "free_spins_played", "free_respins",
-    "bonus_games", "bonus_cells", "wild_on_wild", "award_5", "award_8", "award_12",
-    *(f"collected_{n}" for n in range(3, 16)),
-    "respin_awarded_spins",
-    "hits",
+    "bonus_games", "bonus_cells", "wild_on_wild", "free_wild_on_wild", "respin_awarded_spins", "hits",
 )
 (T_BASE_WIN, T_RESPIN_WIN, T_FREE_WIN, T_BONUS_COINS, T_MINOR, T_MAJOR, T_MEGA,
  T_RESPIN_ROUNDS, T_RESPINS, T_FREE_TRIGGERS, T_FREE_PLAYED, T_FREE_RESPINS,
- T_BONUS_GAMES, T_BONUS_CELLS, T_WILD_ON_WILD, T_AWARD_5, T_AWARD_8, T_AWARD_12) = range(18)
-T_COLLECTED = 18  # + (collected - 3), the last slot counting 15 and more
-T_RESPIN_AWARDED = 31  # free spins awarded by re-spins (not first spins)
-T_HITS = 32  # rounds with a line win or a feature
+ T_BONUS_GAMES, T_BONUS_CELLS, T_WILD_ON_WILD, T_FREE_WILD_ON_WILD, T_RESPIN_AWARDED, T_HITS) = range(18)
+T_COLLECTED = len(TALLY)  # + (collected - trigger), the last slot counting a full grid and more
+
+
+def collected_tally_names(trigger: int, cells: int) -> tuple[str, ...]:
+    """Tally names of the bonus games by BONUS collected (the last: a full grid or more)."""
+    return tuple(f"collected_{n}" for n in range(trigger, cells + 1))
 
 
 class Tables(NamedTuple):
@@ -106,7 +109,9 @@ class Tables(NamedTuple):
     carries: np.ndarray  # bool[mode, reel, symbol]: what a forced screen may land there
     awards: np.ndarray  # int64[cells + 1]: free spins by FREESPINS count
     values: np.ndarray  # int64[]: BONUS values, units (coins per bet level)
-    value_weights: np.ndarray  # int64[]: cumulative weights of the values
+    land_num: np.ndarray  # int64[stake]: a cell reel lands a BONUS with land_num / land_den
+    land_den: np.ndarray  # int64[stake]
+    value_weights: np.ndarray  # int64[stake, value]: cumulative weights of the values
     params: np.ndarray  # int64: see the P_* indexes
 
 
@@ -157,6 +162,16 @@ def refuse(info, reason, screen, row, reel, symbol):
     info[I_ROW] = row
     info[I_REEL] = reel
     info[I_SYMBOL] = symbol
+
+
+@kernel
+def bit_count(mask):
+    """How many bits of ``mask`` are set."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
 
 
 @kernel
@@ -222,11 +237,11 @@ def land_forced(tables, screen, index, work, held, free):
 
 
 @kernel
-def settle_wilds(work, held, free):
+def settle_wilds(work, held, free, full):
     """The WILDs each reel shows after Wild on Wild; returns (screen changed, any WILD).
 
-    Main game: a WILD landing behind a Falling Wild expands to the whole reel; elsewhere it is
-    one more WILD. Free spins: every WILD landing expands its reel.
+    Main game: a WILD landing behind a Falling Wild expands to the whole reel (row mask
+    ``full``); elsewhere it is one more WILD. Free spins: every WILD landing expands its reel.
     """
     landed, final = work.landed, work.final
     changed = False
@@ -235,9 +250,9 @@ def settle_wilds(work, held, free):
         bits = landed[reel]
         keep = held[reel]
         if free:
-            result = 7 if bits else keep
+            result = full if bits else keep
         else:
-            result = 7 if (keep & bits) else (keep | bits)
+            result = full if (keep & bits) else (keep | bits)
         final[reel] = result
         if result != bits:
             changed = True
@@ -293,14 +308,15 @@ def spin(tables, outcomes, log, work, held, free, kind, index, left, tally):
             return False, 0, 0, 0, False
     else:
         scatters, coins = land_random(tables, outcomes.stream, work, held, free)
-    changed, shown = settle_wilds(work, held, free)
+    full = tables.params[P_FULL_REEL]
+    changed, shown = settle_wilds(work, held, free, full)
     recording = events.recording(log)
     if forced >= 0 or recording:
         draw_window(tables, work, forced >= 0)
     events.emit_step(log, kind, 1 if free else 0, index, left, work.window)
     if kind == events.RESPIN and free:
         events.emit(log, events.FEATURE, F_FREE_RESPIN)
-    expansions(work, held, free, log, tally)
+    expansions(work, held, free, full, log, tally)
     # One call of the evaluator, on the masks of whichever screen this is: each inlined copy
     # of it costs compile time. A drawn screen tries as line leaders only the symbols reel 1
     # shows at its stop; a changed one tries every paying symbol.
@@ -316,32 +332,31 @@ def spin(tables, outcomes, log, work, held, free, kind, index, left, tally):
         leaders, count = reelset.leaders[stops[0]], reelset.leader_counts[stops[0]]
     win = leading_line_wins(pay, masks, stops, enabled, 1, log, leaders, count)
     if shown:
-        fall(work, held, log)
+        fall(work, held, full, log)
     return True, win, scatters, coins, shown
 
 
 @kernel
-def expansions(work, held, free, log, tally):
-    """Count (and log) every Wild on Wild of the spin."""
+def expansions(work, held, free, full, log, tally):
+    """Count (and log) every Wild on Wild of the spin, the main game's apart from free spins'."""
     landed, final = work.landed, work.final
+    slot = T_FREE_WILD_ON_WILD if free else T_WILD_ON_WILD
     for reel in range(landed.shape[0]):
-        if final[reel] == 7 and landed[reel] != 7 and (free or (held[reel] & landed[reel])):
-            tally[T_WILD_ON_WILD] += 1
+        if final[reel] == full and landed[reel] != full and (free or (held[reel] & landed[reel])):
+            tally[slot] += 1
             events.emit(log, events.FEATURE, F_WILD_ON_WILD, reel)
 
 
 @kernel
-def fall(work, held, log):
+def fall(work, held, full, log):
     """Every WILD moves down one row; one on the bottom row falls off the reels."""
     final = work.final
-    count = 0
     for reel in range(final.shape[0]):
-        bits = (final[reel] << 1) & 7
-        held[reel] = bits
-        count += (bits & 1) + ((bits >> 1) & 1) + ((bits >> 2) & 1)
+        held[reel] = (final[reel] << 1) & full
     if events.recording(log):
         rows, reels = work.window.shape
-        events.emit(log, events.FEATURE, F_FALLING_WILDS, cell_mask(held, rows, reels), count)
+        cells = cell_mask(held, rows, reels)
+        events.emit(log, events.FEATURE, F_FALLING_WILDS, cells, bit_count(cells))
 
 
 # -- free spins ------------------------------------------------------------------------------
@@ -376,30 +391,85 @@ def free_spins(tables, outcomes, log, work, award, tally):
 
 
 @kernel
-def award_free_spins(tables, outcomes, log, work, scatters, shown, rtp_mode, tally):
-    """Free spins won by a main-game spin: played now, before the re-spins it owes.
-
-    Returns the win units (0 in the RTP mode, which only tallies the award), or -1.
-    """
-    awards = tables.awards
-    award = awards[min(scatters, awards.shape[0] - 1)]
+def award_free_spins(tables, outcomes, log, work, award, shown, play_free, tally):
+    """Free spins won by a main-game spin, played at once (before the re-spins it owes) by
+    ``play_free(tables, outcomes, log, work, award, tally)``; returns their win units, or -1."""
     tally[T_FREE_TRIGGERS] += 1
-    if award == 5:
-        tally[T_AWARD_5] += 1
-    elif award == 8:
-        tally[T_AWARD_8] += 1
-    else:
-        tally[T_AWARD_12] += 1
     events.emit(log, events.FREE_SPINS, award, award, 0)
     if shown and events.recording(log):
         rows, reels = work.window.shape
         events.emit(log, events.FEATURE, F_RESPINS_OWED, cell_mask(work.held, rows, reels))
-    if rtp_mode:
-        return 0
-    win = free_spins(tables, outcomes, log, work, award, tally)
+    win = play_free(tables, outcomes, log, work, award, tally)
     if win > 0:
         tally[T_FREE_WIN] += win
     return win
+
+
+# -- the main game ---------------------------------------------------------------------------
+@kernel
+def main_game(tables, outcomes, log, work, tally, play_free):
+    """A main-game spin and its Falling Wilds Re-Spins; free spins won on the way are played
+    at once by ``play_free`` (see :func:`award_free_spins`), the re-spins they interrupt after.
+
+    Returns (ok, win units, the first spin's line win, BONUS collected, BONUS on the first
+    spin, free spins awarded by re-spins); ok is False when a scripted screen was refused.
+    """
+    held = work.held
+    for reel in range(held.shape[0]):
+        held[reel] = 0
+    params, awards = tables.params, tables.awards
+    win = 0
+    first_win = 0
+    collected = 0
+    first_collected = 0
+    respin_awards = 0
+    hit = 0
+    index = 0
+    kind = events.BASE
+    while True:
+        ok, spin_win, scatters, coins, shown = spin(tables, outcomes, log, work, held, False, kind, index, 0, tally)
+        if not ok:
+            return False, win, first_win, collected, first_collected, respin_awards
+        if spin_win > 0:
+            hit = 1
+        if kind == events.BASE:
+            tally[T_BASE_WIN] += spin_win
+            first_win = spin_win
+            first_collected = coins
+        else:
+            tally[T_RESPIN_WIN] += spin_win
+            tally[T_RESPINS] += 1
+        win += spin_win
+        if coins > 0:
+            collected += coins
+            events.emit(log, events.FEATURE, F_BONUS_COLLECTED, coins, collected)
+        if scatters >= params[P_FS_TRIGGER]:
+            hit = 1
+            award = awards[min(scatters, awards.shape[0] - 1)]
+            if kind != events.BASE:
+                respin_awards += award
+                tally[T_RESPIN_AWARDED] += award
+            free_win = award_free_spins(tables, outcomes, log, work, award, shown, play_free, tally)
+            if free_win < 0:
+                return False, win, first_win, collected, first_collected, respin_awards
+            win += free_win
+        if not shown:
+            break
+        if kind == events.BASE:
+            tally[T_RESPIN_ROUNDS] += 1
+        kind = events.RESPIN
+        index += 1
+    if collected >= params[P_BONUS_TRIGGER]:
+        hit = 1
+    tally[T_HITS] += hit
+    return True, win, first_win, collected, first_collected, respin_awards
+
+
+@kernel
+def tally_collected(tables, work, collected, tally):
+    """Count a bonus game by the BONUS collected that start it (a full grid or more: one slot)."""
+    cells = work.grid.shape[0]
+    tally[T_COLLECTED + min(collected, cells) - tables.params[P_BONUS_TRIGGER]] += 1
 
 
 # -- the Jackpot Bonus game ------------------------------------------------------------------
@@ -415,14 +485,15 @@ def empty_cell(grid, k):
 
 
 @kernel
-def coin_value(tables, outcomes):
-    """A BONUS value in units (scripted as ``bonus_value``)."""
-    return tables.values[draw_weighted(outcomes, DRAW_VALUE, tables.value_weights)]
+def coin_value(tables, outcomes, stake):
+    """A BONUS value in units, weighted for the stake (scripted as ``bonus_value``)."""
+    return tables.values[draw_weighted(outcomes, DRAW_VALUE, tables.value_weights[stake])]
 
 
 @kernel
 def place_cell(outcomes, grid, filled, info):
-    """Where a BONUS goes: the scripted ``bonus_cell`` or a random empty cell; -1 if refused."""
+    """Where a collected BONUS goes: the scripted ``bonus_cell`` or a random empty cell; -1 if
+    the script names a taken cell."""
     forced, cell = scripted(outcomes, DRAW_CELL)
     if forced:
         if grid[cell] != 0:
@@ -430,24 +501,6 @@ def place_cell(outcomes, grid, filled, info):
             return -1
         return cell
     return empty_cell(grid, bounded(outcomes.stream, grid.shape[0] - filled))
-
-
-@kernel
-def mega_decision(bet, outcomes, log, info):
-    """Whether this bonus game is the Mega's: drawn with a chance proportional to the stake.
-
-    Returns 1 (Mega), 0 (no Mega: the grid cannot fill) or -1 (refused script).
-    """
-    forced, value = scripted(outcomes, DRAW_MEGA)
-    if not forced:
-        threshold = bet[B_MEGA_THRESHOLD]
-        value = 1 if threshold > 0 and bounded(outcomes.stream, MEGA_SCALE) < threshold else 0
-    elif value == 1 and bet[B_MEGA_ALLOWED] == 0:
-        refuse(info, R_MEGA_FUN, -1, 0, 0, 0)
-        return -1
-    if bet[B_MEGA_ALLOWED]:
-        events.emit(log, events.DRAW, DRAW_MEGA, value)
-    return value
 
 
 @kernel
@@ -462,21 +515,18 @@ def bonus_window(tables, work):
 
 
 @kernel
-def bonus_spin(tables, outcomes, work, filled, mega):
-    """One spin of every empty cell; returns the cells filled after it, or -1 if refused.
-
-    Without the Mega the last empty cell never fills; on the Mega's path a spin that would
-    land nothing lands one BONUS on a random empty cell, so the grid fills.
-    """
+def bonus_spin(tables, outcomes, work, filled, stake):
+    """One spin of the grid: every empty cell is a reel of its own and lands a BONUS with the
+    stake's chance, whatever the others hold. Returns the cells filled after it, or -1 if a
+    scripted screen was refused."""
     params = tables.params
-    num, den, coin, blank = params[P_LAND_NUM], params[P_LAND_DEN], params[P_BONUS], params[P_BLANK]
+    num, den = tables.land_num[stake], tables.land_den[stake]
+    coin, blank = params[P_BONUS], params[P_BLANK]
     grid, fresh, info = work.grid, work.fresh, work.info
-    cells = grid.shape[0]
     reels = work.window.shape[1]
-    cap = cells if mega else cells - 1
     forced = forced_screen(outcomes)
     landed = 0
-    for cell in range(cells):
+    for cell in range(grid.shape[0]):
         fresh[cell] = 0
         if forced >= 0:
             symbol = outcomes.screens[forced, cell // reels, cell % reels]
@@ -484,23 +534,14 @@ def bonus_spin(tables, outcomes, work, filled, mega):
                 refuse(info, R_BONUS_SCREEN, forced, cell // reels, cell % reels, symbol)
                 return -1
             lands = symbol == coin and grid[cell] == 0
-            if lands and filled + landed >= cap:
-                refuse(info, R_FULL_GRID, forced, cell // reels, cell % reels, symbol)
-                return -1
         else:
-            lands = grid[cell] == 0 and filled + landed < cap and bounded(outcomes.stream, den) < num
+            lands = grid[cell] == 0 and bounded(outcomes.stream, den) < num
         if lands:
             fresh[cell] = 1
             landed += 1
-    if mega and landed == 0:
-        cell = place_cell(outcomes, grid, filled, info)
-        if cell < 0:
-            return -1
-        fresh[cell] = 1
-        landed = 1
-    for cell in range(cells):
+    for cell in range(grid.shape[0]):
         if fresh[cell]:
-            grid[cell] = coin_value(tables, outcomes)
+            grid[cell] = coin_value(tables, outcomes, stake)
     return filled + landed
 
 
@@ -520,23 +561,25 @@ def full_rows(grid, rows, reels):
 
 @entry
 def bonus_game(tables, bet, outcomes, log, work, collected, tally):
-    """The Jackpot Bonus game; returns its win units (Mega excluded: the pool pays it) or -1."""
+    """The Jackpot Bonus game; returns its win units (the Mega excluded: the pool pays it) or -1.
+
+    The collected BONUS are placed on random cells (as many as the grid holds: a full grid has
+    won the Mega at once); then the grid spins until no spins remain or every cell is full.
+    """
     params = tables.params
+    stake = bet[B_STAKE]
     grid, info = work.grid, work.info
     rows, reels = work.window.shape
     cells = grid.shape[0]
     for cell in range(cells):
         grid[cell] = 0
-    mega = mega_decision(bet, outcomes, log, info)
-    if mega < 0:
-        return -1
-    placed = min(collected, cells if mega else cells - 1)
+    placed = min(collected, cells)
     events.emit(log, events.FEATURE, F_BONUS_TRIGGERED, collected, placed)
     for filled in range(placed):
         cell = place_cell(outcomes, grid, filled, info)
         if cell < 0:
             return -1
-        grid[cell] = coin_value(tables, outcomes)
+        grid[cell] = coin_value(tables, outcomes, stake)
     spins = params[P_BONUS_SPINS]
     if events.recording(log):
         bonus_window(tables, work)
@@ -549,7 +592,7 @@ def bonus_game(tables, bet, outcomes, log, work, collected, tally):
     while spins > 0 and filled < cells:
         spins -= 1
         played += 1
-        now = bonus_spin(tables, outcomes, work, filled, mega)
+        now = bonus_spin(tables, outcomes, work, filled, stake)
         if now < 0:
             return -1
         if now > filled:
@@ -562,12 +605,13 @@ def bonus_game(tables, bet, outcomes, log, work, collected, tally):
             for cell in range(cells):
                 if fresh[cell]:
                     events.emit(log, events.FEATURE, F_BONUS_LANDED, cell, grid[cell])
-    return bonus_pays(params, grid, filled, rows, reels, log, info, tally)
+    return bonus_pays(params, grid, filled, rows, reels, bet[B_MEGA_LIVE], log, info, tally)
 
 
 @kernel
-def bonus_pays(params, grid, filled, rows, reels, log, info, tally):
-    """Coin values plus the highest jackpot the grid reached."""
+def bonus_pays(params, grid, filled, rows, reels, mega_live, log, info, tally):
+    """Coin values plus the highest jackpot the grid reached: every row full the Mega (paid by
+    the jackpot pool, not here), two or more the Major, one the Minor."""
     coins = 0
     for cell in range(grid.shape[0]):
         coins += grid[cell]
@@ -581,8 +625,8 @@ def bonus_pays(params, grid, filled, rows, reels, log, info, tally):
     if full == rows:
         info[I_MEGA] = 1
         tally[T_MEGA] += 1
-        events.emit(log, events.FEATURE, F_MEGA_WON, filled)
-    elif full == 2:
+        events.emit(log, events.FEATURE, F_MEGA_WON, filled, mega_live)
+    elif full >= 2:
         jackpot = params[P_MAJOR]
         tally[T_MAJOR] += 1
         events.emit(log, events.WIN, W_MAJOR, full, jackpot)
@@ -594,136 +638,59 @@ def bonus_pays(params, grid, filled, rows, reels, log, info, tally):
 
 
 @kernel
+def start_strategy(which, decision, offered, win):
+    """The simulator's one strategy: start the bonus game (the only option)."""
+    return CHOICE_START
+
+
+@kernel
 def start_bonus(tables, bet, outcomes, log, work, collected, win, tally):
-    """Wait for the player's start (unless auto-started), then play the Jackpot Bonus game.
+    """Wait for the player's start (the simulator's strategy starts it), then play the Jackpot
+    Bonus game.
 
     Returns (status, bonus win units).
     """
-    info = work.info
-    info[I_COLLECTED] = collected
-    slot = min(collected, 15) - 3
-    tally[T_COLLECTED + slot] += 1
-    if bet[B_RTP_MODE]:
-        return events.COMPLETE, 0
-    if bet[B_AUTO_START] == 0:
-        choice = next_choice(outcomes)
-        if choice < 0:
-            events.emit(log, events.AWAIT, DECISION_START, 1 << CHOICE_START, win)
-            return events.AWAITING, 0
-        if choice != CHOICE_START:
-            events.emit(log, events.INVALID_CHOICE, DECISION_START, choice, 1 << CHOICE_START)
-            return events.REJECTED, 0
+    work.info[I_COLLECTED] = collected
+    tally_collected(tables, work, collected, tally)
+    choice = decide(outcomes, log, DECISION_START, 1 << CHOICE_START, win, start_strategy)
+    if choice == WAIT:
+        return events.AWAITING, 0
+    if choice < 0:
+        return events.REJECTED, 0
     result = bonus_game(tables, bet, outcomes, log, work, collected, tally)
     if result < 0:
         return events.REJECTED, 0
     return events.COMPLETE, result
 
 
-# -- the round -------------------------------------------------------------------------------
 @kernel
-def play_round(tables, bet, outcomes, log, work, tally):
-    """One complete Divine Fortune round; returns (status, win units).
-
-    The main game is a spin and its Falling Wilds Re-Spins; free spins won on the way are
-    played at once, and the re-spins they interrupt after them. BONUS symbols collected over
-    the whole main game start the Jackpot Bonus game. In the RTP mode (``bet[B_RTP_MODE]``)
-    the first spin's win is left out of the returned win (it is known exactly), and free spins
-    and the bonus game are only tallied (their expectations are computed apart).
-    """
-    info, held = work.info, work.held
+def clear_info(work):
+    """Forget the last round's refusal and Mega."""
+    info = work.info
     for i in range(info.shape[0]):
         info[i] = 0
-    for reel in range(held.shape[0]):
-        held[reel] = 0
-    params, awards = tables.params, tables.awards
-    rtp_mode = bet[B_RTP_MODE]
-    win = 0
-    collected = 0
-    first_collected = 0
-    respin_awards = 0
-    hit = 0
-    index = 0
-    kind = events.BASE
-    while True:
-        ok, spin_win, scatters, coins, shown = spin(tables, outcomes, log, work, held, False, kind, index, 0, tally)
-        if not ok:
-            return events.REJECTED, win
-        if spin_win > 0:
-            hit = 1
-        if kind == events.BASE:
-            tally[T_BASE_WIN] += spin_win
-            first_collected = coins
-            if rtp_mode:
-                spin_win = 0
-        else:
-            tally[T_RESPIN_WIN] += spin_win
-            tally[T_RESPINS] += 1
-        win += spin_win
-        if coins > 0:
-            collected += coins
-            events.emit(log, events.FEATURE, F_BONUS_COLLECTED, coins, collected)
-        if scatters >= params[P_FS_TRIGGER]:
-            hit = 1
-            if kind != events.BASE:
-                respin_awards += awards[min(scatters, awards.shape[0] - 1)]
-                tally[T_RESPIN_AWARDED] += awards[min(scatters, awards.shape[0] - 1)]
-            free_win = award_free_spins(tables, outcomes, log, work, scatters, shown, rtp_mode, tally)
-            if free_win < 0:
-                return events.REJECTED, win
-            win += free_win
-        if not shown:
-            break
-        if kind == events.BASE:
-            tally[T_RESPIN_ROUNDS] += 1
-        kind = events.RESPIN
-        index += 1
-    if collected >= params[P_BONUS_TRIGGER]:
-        hit = 1
-    tally[T_HITS] += hit
-    if rtp_mode:
-        return events.COMPLETE, rtp_mode_win(params, bet, win, respin_awards, collected, first_collected, tally)
-    if collected < params[P_BONUS_TRIGGER]:
+
+
+# -- the round -------------------------------------------------------------------------------
+@kernel
+def play_round(tables, bet, state, outcomes, log, work, tally):
+    """One complete Divine Fortune round; returns (status, win units).
+
+    The main game (a spin, its Falling Wilds Re-Spins and any free spins they win), then, with
+    enough BONUS collected over it, the Jackpot Bonus game.
+    """
+    clear_info(work)
+    ok, win, _, collected, _, _ = main_game(tables, outcomes, log, work, tally, free_spins)
+    if not ok:
+        return events.REJECTED, win
+    if collected < tables.params[P_BONUS_TRIGGER]:
         return events.COMPLETE, win
     status, bonus_win = start_bonus(tables, bet, outcomes, log, work, collected, win, tally)
     return status, win + bonus_win
 
 
-@kernel
-def rtp_mode_win(params, bet, respin_win, respin_awards, collected, first_collected, tally):
-    """What the re-spins add to a round whose first spin is known, in thousandths of a unit.
-
-    The first spin's line win, free spins award and BONUS are computed exactly apart; what a
-    round adds beyond them is its re-spins' line wins, the expected value of free spins they
-    award, and how much the BONUS they collect raise the bonus game's expected value. Free
-    spins and the bonus game are replaced by their expectations (conditioning), which keeps
-    their variance out of the simulation.
-    """
-    trigger = params[P_BONUS_TRIGGER]
-    value = respin_win * MILLI + respin_awards * bet[B_FREE_SPIN_MILLI]
-    if collected >= trigger:
-        tally[T_COLLECTED + min(collected, 15) - 3] += 1
-        value += bet[B_BONUS_MILLI + min(collected, 15) - trigger]
-    if first_collected >= trigger:
-        value -= bet[B_BONUS_MILLI + min(first_collected, 15) - trigger]
-    return value
-
-
-@kernel
-def free_spin_round(tables, bet, outcomes, log, work, tally):
-    """One free spin with its re-spins, as a round of its own (the RTP's free-spin part)."""
-    return events.COMPLETE, free_spins(tables, outcomes, log, work, 1, tally)
-
-
-# -- the simulator's loops -------------------------------------------------------------------
-# They live beside the round: numba's disk cache is keyed on the file of the compiled function,
-# so a loop in another file would keep a stale copy of a changed round inlined into it.
+# -- the simulator's loop --------------------------------------------------------------------
 @loop
-def simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals):
-    """Complete rounds, for ``slotforge simulate`` and the RTP report."""
-    return run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
-
-
-@loop
-def simulate_free_spins(tables, bet, outcomes, log, scratch, rounds, tally, totals):
-    """Single free spins with their re-spins (the RTP report's free-spin part)."""
-    return run_rounds(free_spin_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
+def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
+    """Complete rounds, for ``slotforge simulate``, live play and replay."""
+    return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)

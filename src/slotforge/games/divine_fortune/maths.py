@@ -1,20 +1,20 @@
 """Divine Fortune's maths: what is exact, what is simulated, and the RTP report.
 
-Exact:
+Exact (no sampling error; the bonus game in double precision):
 - the first spin of a round: a plain line game on the base strips (``maths.exact``);
-- the Jackpot Bonus game, by dynamic programming over (cells filled, spins left): cells are
-  exchangeable, so while the grid is not forced to stop short of full, the filled cells are a
-  uniform subset of the grid and the chance of one or two full rows follows by counting;
-  values are independent of positions, so the coins are E[cells] x the mean value;
-- the Mega: its chance per bonus game is ``chance_per_eur`` x the stake in EUR, so its rate
-  per EUR staked is (bonus frequency) x ``chance_per_eur`` at every stake; the pool returns
-  the 3.7% contribution plus the 10,000 EUR seed at that rate.
+- the Jackpot Bonus game at each stake, by dynamic programming over (cells filled, spins
+  left). Every cell is an independent reel with the same chance, so the filled cells are a
+  uniform subset of the grid whatever their number, and the chances of one, two or every row
+  full follow by counting; values are independent of positions, so the coins are E[cells] x
+  the stake's mean value. The Mega is every row full: its chance is the chance the grid fills;
+- the jackpot pool's share: the 3.7% contribution, and the 10,000 EUR seed times the Mega's
+  rate per EUR staked (bonus games per round x their Mega chance / stake).
 
-Simulated (with 99% intervals): the Falling Wilds Re-Spins of the main game, the free spins
-(as single free spins with their re-spins, i.i.d. because there is no retrigger), and the
-frequencies of free spins awards and of BONUS collected per round. Rounds are simulated in
-the RTP mode, in which the round function leaves out what is computed apart, so the interval
-is that of the re-spins only.
+Simulated (99% intervals): the main game's Falling Wilds Re-Spins, the free spins (as single
+free spins with their re-spins, i.i.d. because there is no retrigger), and how many BONUS a
+round collects. Rounds are simulated conditioned (``measure.conditioned_round``): a round
+returns only what it adds to its exactly known first spin, with free spins and bonus games
+replaced by their expectations, so the interval is that of the re-spins alone.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ import math
 import multiprocessing as mp
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal
-from fractions import Fraction
 from functools import cache
 from math import comb
 from pathlib import Path
@@ -34,105 +33,106 @@ from typing import Any
 import numpy as np
 
 from slotforge.engine import events
+from slotforge.engine.bet import Bet, format_money
+from slotforge.engine.game import Operator, RtpOptions
 from slotforge.engine.loop import MAX_UNITS, TOTALS
-from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.games.divine_fortune import kernels as k
+from slotforge.games.divine_fortune import measure
 from slotforge.maths import exact, stats
 from slotforge.maths.simulate import chunk_stream
 
-RTP_ROUNDS = 420_000_000
-FREE_SPINS = 80_000_000
+RTP_ROUNDS = 420_000_000  # conditioned rounds of the default report
+FREE_SPIN_SHARE = 5  # one single free spin simulated per this many conditioned rounds
 CHUNK = 1 << 22
+SEED = 2024
 
 
 # -- the bonus game, exactly -----------------------------------------------------------------
-@dataclass(frozen=True)
-class BonusOutcome:
-    """What a Jackpot Bonus game started with ``collected`` BONUS returns, on each path."""
-
-    collected: int
-    cells: Fraction  # expected cells filled without the Mega
-    minor: Fraction  # chance of the Minor (exactly one full row) without the Mega
-    major: Fraction  # chance of the Major (two full rows) without the Mega
-    cells_distribution: dict[int, Fraction]
-
-
-def final_cells(start: int, spins: int, land: Fraction, cells: int = 15) -> dict[int, Fraction]:
-    """Distribution of the cells filled when a bonus game without the Mega ends.
-
-    States (filled, spins left); every empty cell lands with chance ``land`` per spin, a spin
-    that lands any BONUS resets the spins, and the last empty cell never fills.
-    """
-    cap = cells - 1
-    states = {(min(start, cap), spins): Fraction(1)}
-    ended: dict[int, Fraction] = {}
-    while states:
-        (filled, left), chance = max(states.items(), key=lambda item: (-item[0][0], item[0][1]))
-        del states[(filled, left)]
-        if left == 0:
-            ended[filled] = ended.get(filled, Fraction(0)) + chance
-            continue
-        empty = cells - filled
-        for landed in range(empty + 1):
-            p = comb(empty, landed) * land**landed * (1 - land) ** (empty - landed)
-            took = min(landed, cap - filled)
-            target = (filled + took, spins) if took else (filled, left - 1)
-            states[target] = states.get(target, Fraction(0)) + chance * p
-    return ended
-
-
 @cache
-def full_row_chances(filled: int, rows: int = 3, reels: int = 5) -> tuple[Fraction, ...]:
-    """P(exactly j full rows) when ``filled`` cells are a uniform subset of the grid."""
+def full_row_chances(filled: int, rows: int, reels: int) -> tuple[float, ...]:
+    """P(exactly j full rows), j = 0..rows, when ``filled`` cells are a uniform subset of the grid."""
     ways = [0] * (rows + 1)
     for counts in np.ndindex(*([reels + 1] * rows)):
         if sum(counts) == filled:
             full = sum(1 for c in counts if c == reels)
             ways[full] += math.prod(comb(reels, c) for c in counts)
     total = comb(rows * reels, filled)
-    return tuple(Fraction(w, total) for w in ways)
+    return tuple(w / total for w in ways)
 
 
-def bonus_outcome(collected: int, spins: int, land: Fraction) -> BonusOutcome:
-    """The exact outcome of a bonus game without the Mega."""
-    distribution = final_cells(collected, spins, land)
-    minor = major = Fraction(0)
-    for filled, chance in distribution.items():
-        # 14 cells always leave exactly two rows full; below that no cell was held back, so
-        # the filled cells are a uniform subset.
-        rows = (Fraction(0), Fraction(0), Fraction(1), Fraction(0)) if filled == 14 else full_row_chances(filled)
-        minor += chance * rows[1]
-        major += chance * rows[2]
-    cells = sum(f * c for f, c in distribution.items())
-    return BonusOutcome(collected, cells, minor, major, distribution)
+def final_cells(land: float, spins: int, cells: int) -> np.ndarray:
+    """``final[start, f]``: the chance a bonus game started with ``start`` cells filled ends with
+    ``f`` filled, when every empty cell lands with chance ``land`` per spin and a spin that
+    lands any BONUS resets the spins (a full grid ends the game)."""
+    # ending[f, s]: the distribution of the end from f cells filled with s spins left.
+    ending = np.zeros((cells + 1, spins + 1, cells + 1))
+    for filled in range(cells, -1, -1):
+        ending[filled, 0, filled] = 1
+        empty = cells - filled
+        if empty == 0:
+            ending[filled, :, filled] = 1
+            continue
+        landing = [comb(empty, n) * land**n * (1 - land) ** (empty - n) for n in range(empty + 1)]
+        after_landing = sum(landing[n] * ending[filled + n, spins] for n in range(1, empty + 1))
+        for left in range(1, spins + 1):
+            ending[filled, left] = landing[0] * ending[filled, left - 1] + after_landing
+    return ending[:, spins, :]
+
+
+@dataclass(frozen=True)
+class BonusOutcome:
+    """What a Jackpot Bonus game started with ``collected`` BONUS returns at one stake."""
+
+    collected: int
+    cells: float  # expected cells filled at the end
+    minor: float  # chance of the Minor (exactly one full row)
+    major: float  # chance of the Major (two or more rows, not all)
+    mega: float  # chance of the Mega (the grid full)
 
 
 class BonusMaths:
-    """The bonus game's expectations per BONUS collected, in win units."""
+    """The bonus game's expectations at one stake, per BONUS collected, in win units."""
 
-    def __init__(self, game) -> None:
+    def __init__(self, game, stake_row: int) -> None:
         bonus = game.features.bonus_game
-        self.mean_value = Fraction(
-            sum(v * w for v, w in zip(bonus.values, bonus.value_weights, strict=True)), sum(bonus.value_weights)
-        )
-        land = Fraction(*bonus.land_chance)
+        reels = bonus.by_stake[stake_row]
+        rows, columns = game.grid
+        cells = game.cells
+        weights = reels.value_weights
+        self.stake = reels.stake
+        self.land = reels.land_chance[0] / reels.land_chance[1]
+        self.mean_value = sum(v * w for v, w in zip(bonus.values, weights, strict=True)) / sum(weights)
         self.minor_units = bonus.minor_x_total_bet * game.stake_units
         self.major_units = bonus.major_x_total_bet * game.stake_units
-        self.outcomes = {c: bonus_outcome(c, bonus.spins, land) for c in range(bonus.trigger, 16)}
+        self.trigger, self.cells = bonus.trigger, cells
+        ends = final_cells(self.land, bonus.spins, cells)
+        rows_full = np.array([full_row_chances(f, rows, columns) for f in range(cells + 1)])
+        self.outcomes = {}
+        for collected in range(bonus.trigger, cells + 1):
+            end = ends[collected]
+            chances = end @ rows_full
+            self.outcomes[collected] = BonusOutcome(
+                collected=collected,
+                cells=float(end @ np.arange(cells + 1)),
+                minor=float(chances[1]),
+                major=float(chances[2:rows].sum()),
+                mega=float(chances[rows]),
+            )
 
-    def coins(self, collected: int, mega: Fraction) -> Fraction:
-        """Expected coin units; the Mega's path fills all 15 cells."""
-        o = self.outcomes[min(collected, 15)]
-        return (1 - mega) * o.cells * self.mean_value + mega * 15 * self.mean_value
+    def outcome(self, collected: int) -> BonusOutcome:
+        return self.outcomes[min(collected, self.cells)]
 
-    def jackpots(self, collected: int, mega: Fraction) -> tuple[Fraction, Fraction]:
-        """Expected Minor and Major units (neither is paid on the Mega's path)."""
-        o = self.outcomes[min(collected, 15)]
-        return (1 - mega) * o.minor * self.minor_units, (1 - mega) * o.major * self.major_units
+    def coins(self, collected: int) -> float:
+        return self.outcome(collected).cells * self.mean_value
 
-    def total(self, collected: int, mega: Fraction) -> Fraction:
-        minor, major = self.jackpots(collected, mega)
-        return self.coins(collected, mega) + minor + major
+    def jackpots(self, collected: int) -> tuple[float, float]:
+        """Expected Minor and Major units (the Mega is paid by the pool)."""
+        o = self.outcome(collected)
+        return o.minor * self.minor_units, o.major * self.major_units
+
+    def total(self, collected: int) -> float:
+        """Expected units the bonus game pays (coins, Minor, Major)."""
+        return self.coins(collected) + sum(self.jackpots(collected))
 
 
 # -- simulation ------------------------------------------------------------------------------
@@ -147,49 +147,120 @@ def _game(model: str):
     return _GAMES[model]
 
 
-def _chunk(args: tuple[str, str, int, int, int, tuple[int, ...]]) -> tuple[np.ndarray, float, np.ndarray]:
-    """One chunk of RTP-mode rounds (``kind`` "rounds") or of single free spins ("free")."""
-    model, kind, seed, chunk, rounds, bet = args
-    from slotforge.games.divine_fortune.kernels import simulate_free_spins, simulate_rounds
+@dataclass(frozen=True)
+class Task:
+    """One chunk of a maths simulation, picklable for the workers."""
 
-    game = _game(model)
-    loop = simulate_rounds if kind == "rounds" else simulate_free_spins
-    outcomes = simulation_outcomes(chunk_stream(seed, chunk), game.grid, len(game.draw_names))
-    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    model: str
+    kind: str  # "conditioned", "free" or "bonus"
+    seed: int
+    chunk: int
+    rounds: int
+    bet: tuple[int, ...]
+    expected: tuple[int, ...] = ()  # conditioned: free spin then bonus games, thousandths; bonus: BONUS
+
+
+def play_chunk(task: Task) -> tuple[np.ndarray, float, np.ndarray]:
+    """Play one chunk: (totals, sum of squares, tally)."""
+    game = _game(task.model)
+    tables: Any = game.tables
+    loop = measure.simulate_free_spins
+    if task.kind == "conditioned":
+        expected = np.array(task.expected, dtype=np.int64)
+        tables = measure.Conditioned(game.tables, expected[:1], expected[1:])
+        loop = measure.simulate_conditioned
+    elif task.kind == "bonus":
+        tables = measure.BonusStart(game.tables, np.array(task.expected, dtype=np.int64))
+        loop = measure.simulate_bonus_games
+    outcomes = game.outcomes(chunk_stream(task.seed, task.chunk), strategy=0)
+    tally = np.zeros(len(game.tally_names), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
-    arguments = np.array(bet, dtype=np.int64)
-    squares = loop(game.tables, arguments, outcomes, events.off(), game.scratch(), rounds, tally, totals)
+    bet = np.array(task.bet, dtype=np.int64)
+    state = np.zeros(0, dtype=np.int64)
+    squares = loop(tables, bet, state, outcomes, events.off(), game.scratch(), task.rounds, tally, totals)
     return totals, float(squares), tally
 
 
-def run(
-    model: str, kind: str, rounds: int, seed: int, workers: int, bet: np.ndarray
-) -> tuple[np.ndarray, float, np.ndarray]:
-    """Chunks of a simulation, summed; seeded per chunk so workers do not change figures."""
+# Chunk numbers of each kind of simulation, so that no two kinds share a random stream.
+CHUNK_OFFSETS = {"conditioned": 0, "free": 1 << 20, "bonus": 1 << 21}
+
+
+@dataclass
+class Budget:
+    """How much to simulate: a number of rounds, or as many as fit in some seconds; progress
+    is reported to ``progress(done, total)`` in rounds (in milliseconds with a time budget)."""
+
+    rounds: int
+    seconds: float | None = None
+    progress: Callable[[int, int], None] | None = None
+
+
+def run(model: str, kind: str, budget: Budget, seed: int, workers: int, bet: np.ndarray,
+        expected: tuple[int, ...] = ()) -> tuple[np.ndarray, float, np.ndarray]:
+    """Chunks of a simulation, summed; seeded per chunk so workers do not change the figures.
+
+    With a time budget, chunks are taken in order until the time is up (at least one).
+    """
+    rounds = budget.rounds
     sizes = [CHUNK] * (rounds // CHUNK) + ([rounds % CHUNK] if rounds % CHUNK else [])
-    offset = 0 if kind == "rounds" else 1 << 20
     arguments = tuple(int(x) for x in bet)
-    tasks = [(model, kind, seed, offset + i, n, arguments) for i, n in enumerate(sizes)]
-    _chunk((model, kind, seed, 0, 1, arguments))  # compile or load the cache before forking
+    tasks = [Task(model, kind, seed, CHUNK_OFFSETS[kind] + i, n, arguments, expected) for i, n in enumerate(sizes)]
+    play_chunk(Task(model, kind, seed, CHUNK_OFFSETS[kind], 1, arguments, expected))  # compile before forking
+    started = time.perf_counter()
+    parts = []
+
+    def report_progress() -> bool:
+        """Report progress; True when the time budget is spent."""
+        if budget.seconds is None:
+            if budget.progress:
+                budget.progress(sum(int(p[0][0]) for p in parts), rounds)
+            return False
+        spent = time.perf_counter() - started
+        if budget.progress:
+            budget.progress(min(int(spent * 1000), int(budget.seconds * 1000)), int(budget.seconds * 1000))
+        return spent >= budget.seconds
+
     if workers > 1 and len(tasks) > 1:
         with mp.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_chunk, tasks)
+            for part in pool.imap(play_chunk, tasks):
+                parts.append(part)
+                if report_progress():
+                    break
+            pool.terminate()
     else:
-        parts = [_chunk(t) for t in tasks]
+        for task in tasks:
+            parts.append(play_chunk(task))
+            if report_progress():
+                break
     totals = sum(p[0] for p in parts)
     totals[MAX_UNITS] = max(p[0][MAX_UNITS] for p in parts)
     return totals, sum(p[1] for p in parts), sum(p[2] for p in parts)
 
 
 # -- reports ---------------------------------------------------------------------------------
-def mega_chance(game, stake_eur: Decimal) -> Fraction:
-    """The Mega's chance per bonus game at a stake."""
-    return Fraction(game.mega_threshold(stake_eur), k.MEGA_SCALE)
+def collected_chances(game, tally: np.ndarray | dict[str, int], rounds: int) -> dict[int, float]:
+    """P(a round collects n BONUS and starts the bonus game); the last n counts a full grid
+    and more."""
+    trigger = game.features.bonus_game.trigger
+    if isinstance(tally, dict):
+        return {n: tally[f"collected_{n}"] / rounds for n in range(trigger, game.cells + 1)}
+    return {n: int(tally[k.T_COLLECTED + n - trigger]) / rounds for n in range(trigger, game.cells + 1)}
 
 
-def collected_chances(tally: np.ndarray, rounds: int) -> dict[int, Fraction]:
-    """P(a round collects n BONUS and starts the bonus game), n = 3..15 (15 = 15 or more)."""
-    return {3 + i: Fraction(int(tally[k.T_COLLECTED + i]), rounds) for i in range(13)}
+def mega_rate_per_eur(bonus: BonusMaths, chances: dict[int, float]) -> float:
+    """Megas per EUR staked at the bonus maths' stake."""
+    return sum(p * bonus.outcome(n).mega for n, p in chances.items()) / float(bonus.stake)
+
+
+def jackpot_share(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float]:
+    """The jackpot pool's share of RTP in a plain simulation, as the RTP report counts it: the
+    contribution, and the seed times the Mega rate per EUR (each bonus game counted with its
+    exact Mega chance given the BONUS that started it, which is the Megas' expectation)."""
+    mega = game.features.mega
+    bonus = BonusMaths(game, game.stake_row(bet))
+    seed = float(mega.seed_eur) * mega_rate_per_eur(bonus, collected_chances(game, tally, rounds))
+    contribution = float(mega.contribution)
+    return {"total": contribution + seed, "mega_contribution": contribution, "mega_seed": seed}
 
 
 @dataclass(frozen=True)
@@ -199,10 +270,10 @@ class FirstSpin:
     line_rtp: float  # x total bet
     awarded_spins: float  # expected free spins awarded
     trigger: float  # chance of a free spins award
-    bonus_units: float  # expected bonus game units of rounds whose first spin alone triggers
+    bonus: dict[int, float]  # P(the first spin alone shows n BONUS), n >= trigger (last: full grid and more)
 
 
-def first_spin(game, bonus: BonusMaths, mega: Fraction) -> FirstSpin:
+def first_spin(game) -> FirstSpin:
     tables, symbols = game.tables, len(game.spec.symbols)
     line = exact.expected_line_win(tables.pay, tables.base, symbols)
     scatters = exact.count_distribution(tables.base, game.spec.symbol_id("FREESPINS"))
@@ -210,85 +281,115 @@ def first_spin(game, bonus: BonusMaths, mega: Fraction) -> FirstSpin:
     trigger = game.features.free_spins.trigger
     awards = tables.awards
     spins = sum(float(p) * int(awards[min(n, len(awards) - 1)]) for n, p in enumerate(scatters) if n >= trigger)
-    start = game.features.bonus_game.trigger
-    units = sum(float(p) * float(bonus.total(n, mega)) for n, p in enumerate(coins) if n >= start)
-    return FirstSpin(line, spins, float(scatters[trigger:].sum()), units)
+    start, cells = game.features.bonus_game.trigger, game.cells
+    shown = {n: 0.0 for n in range(start, cells + 1)}
+    for n, p in enumerate(coins):
+        if n >= start:
+            shown[min(n, cells)] += float(p)
+    return FirstSpin(line, spins, float(scatters[trigger:].sum()), shown)
 
 
-def rtp_arguments(game, free_spin_units: float, bonus: BonusMaths, mega: Fraction) -> np.ndarray:
-    """The RTP mode's bet array: expected free spin and bonus game values, in thousandths."""
-    arguments = game.bet_arguments(game.simulation_bet(), None, rtp_mode=True)
-    arguments[k.B_FREE_SPIN_MILLI] = round(free_spin_units * k.MILLI)
-    for n in range(3, 16):
-        arguments[k.B_BONUS_MILLI + n - 3] = round(float(bonus.total(n, mega)) * k.MILLI)
-    return arguments
+def conditioning(game, free_spin_units: float, bonus: BonusMaths) -> tuple[int, ...]:
+    """The conditioned round's expectations, thousandths of a unit: one free spin, then the
+    bonus game by BONUS collected (0 below the trigger)."""
+    by_collected = [round(bonus.total(n) * measure.MILLI) if n >= bonus.trigger else 0 for n in range(game.cells + 1)]
+    return (round(free_spin_units * measure.MILLI), *by_collected)
+
+
+def budget_of(options: RtpOptions) -> tuple[Budget, Budget]:
+    """The free spins' and the conditioned rounds' budgets: a fifth of the time, or one free
+    spin per five rounds."""
+    if options.seconds is not None:
+        if options.seconds <= 0:
+            raise ValueError(f"seconds: expected a positive time budget, got {options.seconds}")
+        return Budget(1 << 40, options.seconds / 5), Budget(1 << 40, options.seconds * 4 / 5)
+    rounds = options.rounds or RTP_ROUNDS
+    if rounds < FREE_SPIN_SHARE:
+        raise ValueError(f"rounds: expected at least {FREE_SPIN_SHARE} rounds, got {rounds}")
+    return Budget(rounds // FREE_SPIN_SHARE), Budget(rounds)
+
+
+def with_progress(free: Budget, rounds: Budget, progress: Callable[[int, int], None] | None) -> None:
+    """One progress over both simulations: the free spins first, then the rounds."""
+    if progress is None:
+        return
+    if free.seconds is not None:
+        total = int((free.seconds + rounds.seconds) * 1000)
+        free.progress = lambda done, _: progress(done, total)
+        rounds.progress = lambda done, _: progress(int(free.seconds * 1000) + done, total)
+        return
+    total = free.rounds + rounds.rounds
+    free.progress = lambda done, _: progress(done, total)
+    rounds.progress = lambda done, _: progress(free.rounds + done, total)
 
 
 def rtp_report(
-    game, rounds: int = RTP_ROUNDS, free_spins: int = FREE_SPINS, seed: int = 2024, workers: int | None = None
+    game, options: RtpOptions = RtpOptions(), seed: int = SEED, workers: int | None = None
 ) -> dict[str, Any]:
-    """The RTP with every part; the interval is at 99% confidence.
+    """The RTP at a bet with every part; the interval is at 99% confidence.
 
-    Free spins are simulated first (single spins with their re-spins). Rounds are then
-    simulated in the RTP mode, where a round returns only what it adds to its exactly known
-    first spin (see ``kernels.rtp_mode_win``), with free spins and bonus games replaced by
-    their expectations.
+    Free spins are simulated first (single spins with their re-spins), then conditioned rounds
+    (see :func:`measure.conditioned_round`). ``rtp`` is what players get back, the jackpot
+    pool's share included; ``rtp_without_jackpot`` what the rounds pay.
     """
     started = time.perf_counter()
     workers = workers or os.cpu_count() or 1
-    units = game.stake_units
-    model = str(game.path)
-    bonus = BonusMaths(game)
-    mega = mega_chance(game, game.simulation_bet().total_bet)
-    plain = game.bet_arguments(game.simulation_bet(), None, rtp_mode=True)
-    fs_totals, fs_squares, _ = run(model, "free", free_spins, seed, workers, plain)
+    bet = game.parse_bet(options.bet) if options.bet else game.simulation_bet()
+    arguments = game.bet_arguments(bet, Operator())
+    units, model = game.stake_units, str(game.path)
+    bonus = BonusMaths(game, game.stake_row(bet))
+    free_budget, round_budget = budget_of(options)
+    with_progress(free_budget, round_budget, options.progress)
+    fs_totals, fs_squares, fs_tally = run(model, "free", free_budget, seed, workers, arguments)
     fs = stats.summarise(int(fs_totals[0]), int(fs_totals[1]), fs_squares, units)
     free_spin_units = fs["rtp"] * units
-    first = first_spin(game, bonus, mega)
-    arguments = rtp_arguments(game, free_spin_units, bonus, mega)
-    totals, squares, tally = run(model, "rounds", rounds, seed, workers, arguments)
+    first = first_spin(game)
+    expected = conditioning(game, free_spin_units, bonus)
+    totals, squares, tally = run(model, "conditioned", round_budget, seed, workers, arguments, expected)
     n = int(totals[0])
-    added = stats.summarise(n, int(totals[1]), squares, units * k.MILLI)
+    added = stats.summarise(n, int(totals[1]), squares, units * measure.MILLI)
     respins = int(tally[k.T_RESPIN_WIN]) / n / units
     respin_spins = int(tally[k.T_RESPIN_AWARDED]) / n
     spins = first.awarded_spins + respin_spins
-    free_part = spins * fs["rtp"]
-    bonus_added = added["rtp"] - respins - respin_spins * arguments[k.B_FREE_SPIN_MILLI] / k.MILLI / units
-    bonus_total = first.bonus_units / units + bonus_added
-    chances = collected_chances(tally, n)
-    split, _ = bonus_parts(game, bonus, chances, mega)
-    scale = bonus_total / sum(split.values())
-    parts_bonus = {name: float(value * scale) for name, value in split.items()}
-    mega_rules = game.features.mega
-    bonus_rate = float(sum(chances.values()))
-    rate_per_eur = bonus_rate * float(mega_rules.chance_per_eur)
+    chances = collected_chances(game, tally, n)
+    # The bonus game's share: exact for the first spin's BONUS, plus what re-spins add
+    # (simulated); split into coins, Minor and Major as the simulated chances split it.
+    bonus_added = added["rtp"] - respins - respin_spins * expected[0] / measure.MILLI / units
+    bonus_share = sum(p * bonus.total(c) for c, p in first.bonus.items()) / units + bonus_added
+    split = bonus_parts(bonus, chances, units)
+    parts_bonus = {name: value * bonus_share / sum(split.values()) for name, value in split.items()}
+    mega = game.features.mega
+    rate = mega_rate_per_eur(bonus, chances)
     parts = {
         "base_game": first.line_rtp,
         "respins": respins,
-        "free_spins": free_part,
+        "free_spins": spins * fs["rtp"],
         **parts_bonus,
-        "mega_contribution": float(mega_rules.contribution),
-        "mega_seed": float(mega_rules.seed_eur) * rate_per_eur,
+        "mega_contribution": float(mega.contribution),
+        "mega_seed": float(mega.seed_eur) * rate,
     }
-    z = stats.z(0.99)
     sigma = math.hypot(added["std"] / math.sqrt(n), spins * fs["std"] / math.sqrt(int(fs_totals[0])))
     total = sum(parts.values())
+    bonus_rate = sum(chances.values())
     return {
         "game": game.code,
         "model": game.model_id,
+        "bet": bet.as_json(),
+        "stake": format_money(bet.total_bet),
         "method": "exact first spin and bonus game; simulated re-spins and free spins (conditioned)",
         "rtp": total,
-        "ci99": z * sigma,
+        "ci99": stats.z(0.99) * sigma,
         "ci95": stats.z(0.95) * sigma,
+        "rtp_without_jackpot": total - parts["mega_contribution"] - parts["mega_seed"],
         "parts": parts,
         "published_rtp": float(game.spec.rtp),
-        "game_rtp_without_jackpot_pool": total - parts["mega_contribution"] - parts["mega_seed"],
-        "rtp_by_stake": rtp_by_stake(game, bonus, chances, total, mega),
-        "frequencies": frequencies(tally, n, bonus_rate, first),
+        "rtp_by_stake": rtp_by_stake(game, chances, total, bonus, units),
+        "bonus_collected": {str(c): p for c, p in chances.items()},
+        "frequencies": frequencies(tally, fs_tally, n, int(fs_totals[0]), spins, bonus_rate, first),
         "mega": {
-            "chance_per_bonus_game_per_eur": str(mega_rules.chance_per_eur),
-            "rate_per_eur_staked": rate_per_eur,
-            "mean_mega_eur": float(mega_rules.seed_eur) + float(mega_rules.contribution) / rate_per_eur,
+            "chance_per_bonus_game": rate * float(bonus.stake) / bonus_rate if bonus_rate else 0.0,
+            "rate_per_eur_staked": rate,
+            "mean_mega_eur": float(mega.seed_eur) + float(mega.contribution) / rate if rate else None,
         },
         "simulation": {
             "rounds": n,
@@ -303,59 +404,60 @@ def rtp_report(
     }
 
 
-def bonus_parts(
-    game, bonus: BonusMaths, chances: dict[int, Fraction], mega: Fraction
-) -> tuple[dict[str, float], float]:
-    """Bonus coins, Minor and Major as RTP parts for given chances of each BONUS count, and
-    the expected bonus units per round."""
-    units = game.stake_units
-    coins = sum(p * bonus.coins(c, mega) for c, p in chances.items())
-    minor = sum(p * bonus.jackpots(c, mega)[0] for c, p in chances.items())
-    major = sum(p * bonus.jackpots(c, mega)[1] for c, p in chances.items())
-    parts = {"bonus_coins": float(coins) / units, "minor": float(minor) / units, "major": float(major) / units}
-    return parts, float(coins + minor + major)
-
-
-def rtp_by_stake(
-    game, bonus: BonusMaths, chances: dict[int, Fraction], total: float, mega: Fraction
-) -> dict[str, float]:
-    """The total RTP at the smallest and largest stakes: only the Mega's path (which pays all
-    15 coins and no Minor or Major) changes with the stake."""
-    options = game.bet_options
-    stakes = {
-        "min": game.parse_bet({"bet_level": options.bet_level.min, "coin_value": str(min(options.coin_values.values))}),
-        "max": game.parse_bet({"bet_level": options.bet_level.max, "coin_value": str(max(options.coin_values.values))}),
+def bonus_parts(bonus: BonusMaths, chances: dict[int, float], units: int) -> dict[str, float]:
+    """Bonus coins, Minor and Major as RTP parts for given chances of each BONUS count."""
+    return {
+        "bonus_coins": sum(p * bonus.coins(c) for c, p in chances.items()) / units,
+        "minor": sum(p * bonus.jackpots(c)[0] for c, p in chances.items()) / units,
+        "major": sum(p * bonus.jackpots(c)[1] for c, p in chances.items()) / units,
     }
-    _, here = bonus_parts(game, bonus, chances, mega)
-    out = {}
-    for name, bet in stakes.items():
-        _, there = bonus_parts(game, bonus, chances, mega_chance(game, bet.total_bet))
-        out[f"{name}_stake_{bet.total_bet}"] = total + (there - here) / game.stake_units
-    return out
 
 
-def frequencies(tally: np.ndarray, rounds: int, bonus_rate: float, first: FirstSpin) -> dict[str, Any]:
-    def one_in(count: float) -> float | None:
-        return rounds / count if count else None
+def rtp_by_stake(game, chances: dict[int, float], total: float, here: BonusMaths, units: int) -> dict[str, float]:
+    """The total RTP at every stake offered: only the bonus game (its cell reels and values)
+    and the Mega's seed share change with the stake, and both are exact given the chances."""
+    seed = float(game.features.mega.seed_eur)
 
+    def stake_part(bonus: BonusMaths) -> float:
+        return sum(bonus_parts(bonus, chances, units).values()) + seed * mega_rate_per_eur(bonus, chances)
+
+    reference = stake_part(here)
+    rows = game.features.bonus_game.by_stake
+    return {format_money(entry.stake): total + stake_part(BonusMaths(game, row)) - reference
+            for row, entry in enumerate(rows)}
+
+
+def frequencies(tally: np.ndarray, fs_tally: np.ndarray, rounds: int, free_spins: int, spins_per_round: float,
+                bonus_rate: float, first: FirstSpin) -> dict[str, Any]:
+    def one_in(rate: float) -> float | None:
+        return 1 / rate if rate else None
+
+    main_wow = int(tally[k.T_WILD_ON_WILD]) / rounds
+    free_wow = int(fs_tally[k.T_FREE_WILD_ON_WILD]) / free_spins * spins_per_round
     return {
         "hit_frequency": int(tally[k.T_HITS]) / rounds,
         "respin_rounds": int(tally[k.T_RESPIN_ROUNDS]) / rounds,
-        "respin_one_in": one_in(int(tally[k.T_RESPIN_ROUNDS])),
+        "respin_one_in": one_in(int(tally[k.T_RESPIN_ROUNDS]) / rounds),
         "respins_per_respin_round": int(tally[k.T_RESPINS]) / max(1, int(tally[k.T_RESPIN_ROUNDS])),
         "free_spins": int(tally[k.T_FREE_TRIGGERS]) / rounds,
-        "free_spins_one_in": one_in(int(tally[k.T_FREE_TRIGGERS])),
+        "free_spins_one_in": one_in(int(tally[k.T_FREE_TRIGGERS]) / rounds),
         "free_spins_from_first_spin_exact": first.trigger,
         "bonus_game": bonus_rate,
-        "bonus_game_one_in": 1 / bonus_rate if bonus_rate else None,
-        "wild_on_wild_per_round": int(tally[k.T_WILD_ON_WILD]) / rounds,
+        "bonus_game_one_in": one_in(bonus_rate),
+        "wild_on_wild_main_game_one_in": one_in(main_wow),
+        "wild_on_wild_free_spins_one_in": one_in(free_wow),
+        "wild_on_wild_all_one_in": one_in(main_wow + free_wow),
     }
 
 
-def feature_report(game, tally: dict[str, int], rounds: int) -> dict[str, Any]:
+def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
     """RTP parts and frequencies from a plain simulation's tallies (``slotforge simulate``)."""
     stake = rounds * game.stake_units
     bonus_games = tally["bonus_games"]
+
+    def one_in(count: int) -> float | None:
+        return rounds / count if count else None
+
     return {
         "base_game": {"rtp": tally["base_win"] / stake},
         "respins": {
@@ -363,27 +465,69 @@ def feature_report(game, tally: dict[str, int], rounds: int) -> dict[str, Any]:
             "frequency": tally["respin_rounds"] / rounds,
             "respins_per_round_with_respins": tally["respins"] / max(1, tally["respin_rounds"]),
             "wild_on_wild": tally["wild_on_wild"],
+            "wild_on_wild_one_in": one_in(tally["wild_on_wild"]),
         },
         "free_spins": {
             "rtp": tally["free_win"] / stake,
             "frequency": tally["free_triggers"] / rounds,
-            "one_in": rounds / tally["free_triggers"] if tally["free_triggers"] else None,
+            "one_in": one_in(tally["free_triggers"]),
             "spins_played": tally["free_spins_played"],
             "respins": tally["free_respins"],
+            "wild_on_wild": tally["free_wild_on_wild"],
+            "wild_on_wild_one_in": one_in(tally["free_wild_on_wild"]),
         },
         "bonus_game": {
             "rtp_coins": tally["bonus_coins"] / stake,
             "rtp_minor": tally["minor"] * int(game.tables.params[k.P_MINOR]) / stake,
             "rtp_major": tally["major"] * int(game.tables.params[k.P_MAJOR]) / stake,
             "frequency": bonus_games / rounds,
-            "one_in": rounds / bonus_games if bonus_games else None,
+            "one_in": one_in(bonus_games),
             "cells_per_game": tally["bonus_cells"] / bonus_games if bonus_games else None,
             "minor": tally["minor"],
             "major": tally["major"],
             "mega": tally["mega"],
         },
-        "jackpot_pool": {
-            "mega_contribution": float(game.features.mega.contribution),
-            "mega_seed": float(game.features.mega.seed_eur * game.features.mega.chance_per_eur) * bonus_games / rounds,
-        },
     }
+
+
+# -- the PAR sheet's feature tables ----------------------------------------------------------
+def par_sections(game) -> list[str]:
+    """The free-spin awards, the bonus game's cell reels and value weights by stake, and which
+    RTP figure is which."""
+    fs, bonus = game.features.free_spins, game.features.bonus_game
+    lines = [
+        "## Which RTP is which",
+        "",
+        "- **RTP** (the RTP table's total, and the simulation's first RTP row): what players get back,",
+        "  the jackpot pool's share included: the Mega contribution and the seed's share (the seed",
+        "  times the Mega's rate per EUR staked). This is the published figure.",
+        "- **RTP without the jackpot pool**: what the rounds themselves pay (line wins, free spins,",
+        "  bonus coins, Minor and Major); the Mega is paid by the pool, from the contributions.",
+        "",
+        "## Free spins awards",
+        "",
+        "| FREESPINS | free spins |",
+        "|---|---|",
+        *[f"| {count}{' or more' if count == max(fs.awards) else ''} | {award} |"
+          for count, award in sorted(fs.awards.items())],
+        "",
+        f"## Jackpot Bonus game by stake ({bonus.spins} spins, reset by every landing)",
+        "",
+        "Every cell is a reel of its own: it lands a BONUS with the stake's chance at every spin.",
+        f"P(Mega) is the chance a bonus game started with {bonus.trigger} BONUS fills the grid.",
+        "BONUS value weights (coins per bet level):",
+        "",
+        "| stake | cell lands | P(Mega) | mean value | " + " | ".join(str(v) for v in bonus.values) + " |",
+        "|---" * (4 + len(bonus.values)) + "|",
+    ]
+    for row, entry in enumerate(bonus.by_stake):
+        maths = BonusMaths(game, row)
+        num, den = entry.land_chance
+        lines.append(
+            f"| {format_money(entry.stake)} | {num}/{den} (1 in {den / num:.2f}) | "
+            f"{maths.outcome(bonus.trigger).mega:.3g} | {maths.mean_value:.3f} | "
+            + " | ".join(str(w) for w in entry.value_weights) + " |"
+        )
+    return [*lines, ""]
+
+

@@ -16,17 +16,12 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
-from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, RunResult, ScriptError
-from slotforge.engine.model import Choice, IntRange, ModelError, Strict
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.model import Choice, IntRange, ModelError, Strict, paylines
 from slotforge.games.divine_fortune import kernels as k
-from slotforge.games.divine_fortune.kernels import (  # noqa: F401  (exported: the round and the loops)
-    play_round,
-    simulate_free_spins,
-    simulate_rounds,
-)
+from slotforge.games.divine_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
 from slotforge.jackpot import JackpotPool, PoolConfig, Settlement, settle
 
 
@@ -40,18 +35,24 @@ class FreeSpins(Strict):
     awards: dict[int, int] = Field(description="free spins by FREESPINS count")
 
 
+class StakeReels(Strict):
+    """The Jackpot Bonus game's cell reels and BONUS values at one stake."""
+
+    stake: Decimal = Field(gt=0, description="the total bet these weights are played at")
+    land_chance: tuple[int, int] = Field(description="each empty cell's reel lands a BONUS with num/den per spin")
+    value_weights: list[int] = Field(min_length=1, description="one weight per BONUS value")
+
+
 class BonusGame(Strict):
     trigger: int = Field(gt=0, description="BONUS collected in a main-game round to start it")
     spins: int = Field(gt=0)
-    land_chance: tuple[int, int] = Field(description="an empty cell lands a BONUS with num/den per spin")
     values: list[int] = Field(min_length=1, description="BONUS values, coins per bet level")
-    value_weights: list[int] = Field(min_length=1)
+    by_stake: list[StakeReels] = Field(min_length=1, description="one entry per stake the bet options offer")
     minor_x_total_bet: int = Field(gt=0)
     major_x_total_bet: int = Field(gt=0)
 
 
 class Mega(Strict):
-    chance_per_eur: Decimal = Field(gt=0, description="Mega chance per bonus game per EUR staked")
     contribution: Decimal = Field(gt=0, lt=1, description="share of every real-money bet")
     reserve_share: Decimal = Field(ge=0, lt=1, description="share of a contribution set aside for the next Mega")
     seed_eur: Decimal = Field(gt=0)
@@ -63,29 +64,28 @@ class Features(Strict):
     mega: Mega
 
 
+# What the compiled round can hold: bonus-grid cells and Falling Wild rows as int64 bit masks.
+MAX_CELLS = 62
+MIN_ROWS = 3  # the Minor, the Major and the Mega need one, two and every row
+WEIGHT_LIMIT = 2**32  # weights and chances are drawn with 32-bit bounded integers
+
+
 class DivineFortune(Game):
     code = "divine-fortune"
     model_file = Path(__file__).with_name("model.json")
-    draw_names = ("bonus_value", "bonus_cell", "mega")
-    choice_names = ("start_bonus",)
+    draw_names = ("bonus_value", "bonus_cell")
     decisions = (Decision("start_bonus", ("start_bonus",)),)
-    tally_names = k.TALLY
+    strategies = ("start",)
     simulate_rounds = staticmethod(simulate_rounds)
 
     # -- model ------------------------------------------------------------------------------
     def compile(self) -> None:
         self.bet_options: BetOptions = self.section(BetOptions, "bet")
         self.features: Features = self.section(Features, "features")
-        for mode in k.MODE_NAMES:
-            if mode not in self.spec.reels:
-                raise ModelError(f"{self.path}: reels.{mode}: Divine Fortune needs {mode} reel strips")
+        self.check_model()
         bonus = self.features.bonus_game
-        if len(bonus.values) != len(bonus.value_weights) or min(bonus.value_weights) <= 0:
-            raise ModelError(f"{self.path}: features.bonus_game.value_weights: one positive weight per value")
-        num, den = bonus.land_chance
-        if not 0 < num < den < 2**32:
-            raise ModelError(f"{self.path}: features.bonus_game.land_chance: expected 0 < num < den")
-        self.mega_threshold(Decimal("0.01"))  # refuses a chance that is not whole at a cent
+        self.tally_names = k.TALLY + k.collected_tally_names(bonus.trigger, self.cells)
+        self.stake_rows = {entry.stake: row for row, entry in enumerate(bonus.by_stake)}
         pay = compile_paytable(self.spec)
         self.tables = k.Tables(
             pay=pay,
@@ -95,15 +95,79 @@ class DivineFortune(Game):
             **self._feature_tables(pay),
         )
 
+    @property
+    def cells(self) -> int:
+        """Cells of the Jackpot Bonus game's grid (one independent reel each)."""
+        rows, reels = self.grid
+        return rows * reels
+
+    def offered_stakes(self) -> list[Decimal]:
+        """Every total bet the bet options offer, smallest first."""
+        options, lines = self.bet_options, len(paylines(self.spec.paylines))
+        levels = range(options.bet_level.min, options.bet_level.max + 1)
+        return sorted({lines * level * value for level in levels for value in options.coin_values.values})
+
+    def check_model(self) -> None:
+        """Refuse a model the compiled round cannot play as the rules say."""
+        rows, reels = self.grid
+        where = f"{self.path}"
+        for mode in k.MODE_NAMES:
+            if mode not in self.spec.reels:
+                raise ModelError(f"{where}: reels.{mode}: Divine Fortune needs {mode} reel strips")
+        for code in ("WILD", "FREESPINS", "BONUS", "BLANK"):
+            if code not in self.codes:
+                raise ModelError(f"{where}: symbols: Divine Fortune needs a {code} symbol")
+        if rows < MIN_ROWS or self.cells > MAX_CELLS:
+            raise ModelError(
+                f"{where}: grid: expected at least {MIN_ROWS} rows (Minor, Major and Mega need one, two and "
+                f"every row full) and at most {MAX_CELLS} cells, got {rows} x {reels}"
+            )
+        fs, bonus = self.features.free_spins, self.features.bonus_game
+        if fs.trigger not in fs.awards or min(fs.awards) < fs.trigger or max(fs.awards) > self.cells:
+            raise ModelError(
+                f"{where}: features.free_spins.awards: expected awards from the trigger ({fs.trigger}) to at most "
+                f"{self.cells} FREESPINS"
+            )
+        if not bonus.trigger <= self.cells:
+            raise ModelError(f"{where}: features.bonus_game.trigger: expected 1 to {self.cells} (the grid's cells)")
+        if min(bonus.values) <= 0:
+            raise ModelError(f"{where}: features.bonus_game.values: expected positive coin values")
+        self.check_stakes(bonus)
+
+    def check_stakes(self, bonus: BonusGame) -> None:
+        """One entry of cell reels and value weights for every stake offered, and none else."""
+        where = f"{self.path}: features.bonus_game.by_stake"
+        listed = [entry.stake for entry in bonus.by_stake]
+        offered = self.offered_stakes()
+        if sorted(listed) != offered:
+            missing = sorted(set(offered) - set(listed))
+            extra = sorted(set(listed) - set(offered)) + sorted({s for s in listed if listed.count(s) > 1})
+            raise ModelError(
+                f"{where}: expected one entry per offered stake ({len(offered)}); "
+                f"missing {[format_money(s) for s in missing]}, "
+                f"unexpected or repeated {[format_money(s) for s in extra]}"
+            )
+        for row, entry in enumerate(bonus.by_stake):
+            num, den = entry.land_chance
+            if not 0 < num < den < WEIGHT_LIMIT:
+                raise ModelError(f"{where}[{row}].land_chance: expected 0 < num < den < 2**32, got {[num, den]}")
+            weights = entry.value_weights
+            if len(weights) != len(bonus.values) or min(weights) <= 0 or sum(weights) >= WEIGHT_LIMIT:
+                raise ModelError(
+                    f"{where}[{row}].value_weights: expected {len(bonus.values)} positive weights "
+                    f"(one per value) summing below 2**32"
+                )
+
     def _stacked(self, pay) -> dict[str, np.ndarray]:
         """Base, held and free strips as one table indexed by mode, with per-stop lookups."""
         sets = [compile_reelset(self.spec, mode, pay) for mode in k.MODE_NAMES]
         rows, reels = self.grid
         symbols = len(self.spec.symbols)
         longest = max(s.strips.shape[1] for s in sets)
-        strips = np.zeros((3, reels, longest), dtype=np.int64)
-        masks = np.zeros((3, reels, longest, symbols), dtype=np.uint64)
-        wild_rows, freespins, bonus = (np.zeros((3, reels, longest), dtype=np.int64) for _ in range(3))
+        modes = len(sets)
+        strips = np.zeros((modes, reels, longest), dtype=np.int64)
+        masks = np.zeros((modes, reels, longest, symbols), dtype=np.uint64)
+        wild_rows, freespins, bonus = (np.zeros((modes, reels, longest), dtype=np.int64) for _ in range(3))
         wild, scatter, coin = (self.spec.symbol_id(c) for c in ("WILD", "FREESPINS", "BONUS"))
         for mode, reelset in enumerate(sets):
             width = reelset.strips.shape[1]
@@ -124,21 +188,20 @@ class DivineFortune(Game):
         rows, reels = self.grid
         symbols = len(self.spec.symbols)
         ids = {code: self.spec.symbol_id(code) for code in ("WILD", "FREESPINS", "BONUS", "BLANK")}
-        line_bits = np.zeros((reels, 8), dtype=np.uint64)
+        line_bits = np.zeros((reels, 1 << rows), dtype=np.uint64)
         for line, shape in enumerate(pay.line_rows):
             for reel, row in enumerate(shape):
-                for bits in range(8):
+                for bits in range(1 << rows):
                     if (bits >> row) & 1:
                         line_bits[reel, bits] |= np.uint64(1) << np.uint64(line)
         substitutes = np.where(pay.counts_as[ids["WILD"]], ~np.uint64(0), np.uint64(0)).astype(np.uint64)
-        carries = np.zeros((4, reels, symbols), dtype=np.bool_)
+        carries = np.zeros((len(k.MODE_NAMES), reels, symbols), dtype=np.bool_)
         for mode, name in enumerate(k.MODE_NAMES):
             for reel, strip in enumerate(self.spec.reels[name]):
                 for code in strip:
                     carries[mode, reel, self.spec.symbol_id(code)] = True
-        carries[k.BONUS_GRID, :, ids["BONUS"]] = carries[k.BONUS_GRID, :, ids["BLANK"]] = True
         fs, bonus = self.features.free_spins, self.features.bonus_game
-        awards = np.zeros(rows * reels + 1, dtype=np.int64)
+        awards = np.zeros(self.cells + 1, dtype=np.int64)
         for count, award in sorted(fs.awards.items()):
             awards[count:] = award
         total_units = len(pay.line_rows)  # one unit per line
@@ -151,17 +214,19 @@ class DivineFortune(Game):
             bonus.trigger,
             bonus.spins,
         )
-        params[k.P_LAND_NUM], params[k.P_LAND_DEN] = bonus.land_chance
         params[k.P_MINOR] = bonus.minor_x_total_bet * total_units
         params[k.P_MAJOR] = bonus.major_x_total_bet * total_units
-        params[k.P_CELLS] = rows * reels
+        params[k.P_FULL_REEL] = (1 << rows) - 1
+        stakes = bonus.by_stake
         return dict(
             line_bits=line_bits,
             substitutes=substitutes,
             carries=carries,
             awards=awards,
             values=np.array(bonus.values, dtype=np.int64),
-            value_weights=np.cumsum(np.array(bonus.value_weights, dtype=np.int64)),
+            land_num=np.array([s.land_chance[0] for s in stakes], dtype=np.int64),
+            land_den=np.array([s.land_chance[1] for s in stakes], dtype=np.int64),
+            value_weights=np.cumsum(np.array([s.value_weights for s in stakes], dtype=np.int64), axis=1),
             params=params,
         )
 
@@ -192,31 +257,22 @@ class DivineFortune(Game):
             lines=self.stake_units,
         )
 
-    def mega_threshold(self, stake_eur: Decimal) -> int:
-        """The Mega chance of one bonus game at a stake, in parts of ``MEGA_SCALE``."""
-        exact = stake_eur * self.features.mega.chance_per_eur * k.MEGA_SCALE
-        if exact != exact.to_integral_value():
-            raise ModelError(
-                f"{self.path}: features.mega.chance_per_eur: {exact} parts per {k.MEGA_SCALE} "
-                f"at a stake of {stake_eur} EUR is not whole"
-            )
-        if exact >= k.MEGA_SCALE:
-            raise ModelError(
-                f"{self.path}: features.mega.chance_per_eur: a stake of {stake_eur} EUR would make the Mega certain"
-            )
-        return int(exact)
+    def stake_row(self, bet: Bet) -> int:
+        """The row of ``features.bonus_game.by_stake`` the bet is played with."""
+        return self.stake_rows[bet.total_bet]
 
-    def bet_arguments(self, bet: Bet, operator: Operator | None, rtp_mode: bool = False) -> np.ndarray:
-        """The round function's bet array. No operator means simulation: the bonus game starts
-        by itself and the Mega is drawn as for real money. Fun play has no Mega."""
-        fun = operator is not None and operator.fun_play
+    def stake_reels(self, bet: Bet) -> StakeReels:
+        """The bonus game's cell reels and value weights at the bet's stake."""
+        return self.features.bonus_game.by_stake[self.stake_row(bet)]
+
+    def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
+        """The round function's bet array: a Mega is paid by the pool as for real money, except
+        in fun play."""
         arguments = np.zeros(k.BET_ARGUMENTS, dtype=np.int64)
         arguments[k.B_LEVEL] = bet.unit_coins
         arguments[k.B_TOTAL_UNITS] = bet.total_units
-        arguments[k.B_AUTO_START] = operator is None
-        arguments[k.B_MEGA_THRESHOLD] = 0 if fun else self.mega_threshold(bet.total_bet)
-        arguments[k.B_MEGA_ALLOWED] = not fun
-        arguments[k.B_RTP_MODE] = rtp_mode
+        arguments[k.B_STAKE] = self.stake_row(bet)
+        arguments[k.B_MEGA_LIVE] = not operator.fun_play
         return arguments
 
     def pool_config(self) -> PoolConfig:
@@ -225,16 +281,11 @@ class DivineFortune(Game):
         return PoolConfig(contribution=mega.contribution, reserve_share=mega.reserve_share, seed=mega.seed_eur)
 
     # -- rounds -----------------------------------------------------------------------------
-    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
-        work = self.scratch()
-        tally = np.zeros(len(k.TALLY), dtype=np.int64)
-        status, win = self.play_once(self.bet_arguments(bet, operator), outcomes, log, work, tally)
-        if status == events.REJECTED and work.info[k.I_REASON]:
-            raise ScriptError(self.refusal(work.info))
-        return RunResult(int(status), int(win))
-
-    def refusal(self, info: np.ndarray) -> str:
+    def refusal(self, work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
+        info = work.info
+        if not info[k.I_REASON]:
+            return None
         reason, screen, row, reel, symbol = (int(x) for x in info[:5])
         where = f"screens[{screen}][{row}][{reel}]"
         code = self.codes[symbol] if 0 <= symbol < len(self.codes) else symbol
@@ -243,9 +294,7 @@ class DivineFortune(Game):
             k.R_FREE_SPIN: f"{where}: {code} does not appear in free spins",
             k.R_MAIN_SCREEN: f"{where}: {code} does not appear in the main game",
             k.R_BONUS_SCREEN: f"{where}: a Jackpot Bonus game screen shows only BONUS or BLANK, got {code}",
-            k.R_FULL_GRID: f"{where}: the last empty cell cannot fill without the Mega (draws.mega false)",
             k.R_CELL_TAKEN: f"draws.bonus_cell: cell {symbol} already holds a BONUS",
-            k.R_MEGA_FUN: "draws.mega: the Mega cannot be won when playing for fun",
         }
         return messages[reason]
 
@@ -258,23 +307,18 @@ class DivineFortune(Game):
                 )
             return bonus.values.index(raw)
         if name == "bonus_cell":
-            if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < 15:
-                raise ScriptError(f"draws.bonus_cell: expected a cell 0-14 in reading order, got {raw!r}")
+            last = self.cells - 1
+            if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= last:
+                raise ScriptError(f"draws.bonus_cell: expected a cell 0-{last} in reading order, got {raw!r}")
             return raw
-        if name == "mega":
-            if not isinstance(raw, bool):
-                raise ScriptError(f"draws.mega: expected true or false, got {raw!r}")
-            return int(raw)
         return super().parse_draw(name, raw)
 
     def describe_draw(self, name: int, value: int) -> Any:
-        if name == k.DRAW_MEGA:
-            return bool(value)
         if name == k.DRAW_VALUE:
             return self.features.bonus_game.values[value]
         return value
 
-    def cells(self, mask: int) -> list[list[int]]:
+    def cells_of(self, mask: int) -> list[list[int]]:
         """A cell mask as [row, reel] pairs, 1-based."""
         rows, reels = self.grid
         return [[c // reels + 1, c % reels + 1] for c in range(rows * reels) if (mask >> c) & 1]
@@ -284,18 +328,20 @@ class DivineFortune(Game):
         if code == k.F_WILD_ON_WILD:
             return {"type": "wild_on_wild", "reel": a + 1}
         if code == k.F_FALLING_WILDS:
-            return {"type": "falling_wilds", "cells": self.cells(a), "count": b, "respin": True}
+            return {"type": "falling_wilds", "cells": self.cells_of(a), "count": b, "respin": True}
         if code == k.F_BONUS_COLLECTED:
             return {"type": "bonus_collected", "count": a, "collected": b}
         if code == k.F_RESPINS_OWED:
-            return {"type": "respins_owed", "falling_wilds": self.cells(a)}
+            return {"type": "respins_owed", "falling_wilds": self.cells_of(a)}
         if code == k.F_BONUS_TRIGGERED:
             return {"type": "jackpot_bonus_triggered", "collected": a, "placed": b}
         if code in (k.F_BONUS_PLACED, k.F_BONUS_LANDED):
             kind = "bonus_placed" if code == k.F_BONUS_PLACED else "bonus_landed"
             return {"type": kind, "cell": a, "value": b, "amount": format_money(bet.amount(b))}
         if code == k.F_MEGA_WON:
-            return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
+            if b:
+                return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
+            return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": None, "fun_play": True}
         if code == k.F_BONUS_END:
             return {"type": "jackpot_bonus_end", "cells": a, "full_rows": b}
         if code == k.F_FREE_RESPIN:
@@ -319,12 +365,22 @@ class DivineFortune(Game):
     def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet | None = None) -> dict[str, Any]:
         from slotforge.games.divine_fortune.maths import feature_report
 
-        return feature_report(self, tally, rounds)
+        return feature_report(self, tally, rounds, bet or self.simulation_bet())
+
+    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
+        from slotforge.games.divine_fortune.maths import jackpot_share
+
+        return jackpot_share(self, tally, rounds, bet)
 
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         from slotforge.games.divine_fortune.maths import rtp_report
 
-        return rtp_report(self)
+        return rtp_report(self, options)
+
+    def par_sections(self) -> list[str]:
+        from slotforge.games.divine_fortune.maths import par_sections
+
+        return par_sections(self)
 
 
 def settle_round(record: dict[str, Any], pool: JackpotPool, round_id: str, fun_play: bool = False) -> Settlement:
@@ -336,9 +392,10 @@ def settle_round(record: dict[str, Any], pool: JackpotPool, round_id: str, fun_p
 
 
 def mega_won(record: dict[str, Any]) -> bool:
-    """Whether a round record won the Mega (its amount is claimed from the jackpot pool)."""
+    """Whether a round record won the Mega for real money (its amount is claimed from the
+    jackpot pool; a full grid in fun play wins nothing)."""
     return any(
-        event.get("type") == "jackpot" and event.get("jackpot") == "MEGA"
+        event.get("type") == "jackpot" and event.get("jackpot") == "MEGA" and event.get("paid_by") == "jackpot_pool"
         for step in record.get("steps", [])
         for event in step.get("events", [])
     )

@@ -17,10 +17,10 @@ from pydantic import Field
 from slotforge.engine import events, gamble
 from slotforge.engine.bet import Bet, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import PayTable, ReelSet, compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, RunResult, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.jit import kernel, loop
 from slotforge.engine.loop import run_rounds
-from slotforge.engine.model import Choice, IntRange, Strict
+from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.engine.spin import Scratch, enabled_lines, line_spin, make_scratch
 from slotforge.maths import exact
 
@@ -67,7 +67,7 @@ MODE_BASE, MODE_FREE = 0, 1
 
 
 @kernel
-def play_round(tables, bet, outcomes, log, scratch, tally):
+def play_round(tables, bet, state, outcomes, log, scratch, tally):
     """One complete Dynasty round; returns (status, win units)."""
     params = tables.params
     enabled = enabled_lines(bet[B_LINES])
@@ -102,17 +102,17 @@ def play_round(tables, bet, outcomes, log, scratch, tally):
 
 
 @loop
-def simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals):
+def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """The simulator's loop compiled around this game's round."""
-    return run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
+    return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
 
 
 class Dynasty(Game):
     code = "dynasty"
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("card",)
-    choice_names = gamble.CHOICE_NAMES
     decisions = (Decision("gamble", gamble.CHOICE_NAMES),)
+    strategies = gamble.CARD_STRATEGIES
     tally_names = TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -123,7 +123,13 @@ class Dynasty(Game):
         pay = compile_paytable(self.spec)
         for mode in ("base", "free"):
             if mode not in self.spec.reels:
-                raise ScriptError(f"{self.path}: reels.{mode}: Dynasty needs {mode} reel strips")
+                raise ModelError(f"{self.path}: reels.{mode}: Dynasty needs {mode} reel strips")
+        lines = self.bet_options.lines
+        if not 1 <= lines.min <= lines.max <= self.spec.line_count:
+            raise ModelError(
+                f"{self.path}: bet.lines: the player may choose 1 to {self.spec.line_count} lines of "
+                f"{self.spec.paylines}; got {lines.min} to {lines.max}"
+            )
         self.tables = Tables(
             pay=pay,
             base=compile_reelset(self.spec, "base", pay),
@@ -153,17 +159,10 @@ class Dynasty(Game):
             lines=lines,
         )
 
-    def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:
-        """The round function's bet array; no operator means simulation (gamble off)."""
-        limit = 0
-        if operator is not None:
-            limit = int(operator.gamble_limit // (bet.unit_coins * bet.coin_value))
+    def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
+        """The round function's bet array: the lines, the stake and the gamble limit in units."""
+        limit = int(operator.gamble_limit // (bet.unit_coins * bet.coin_value))
         return np.array([bet.lines, bet.total_units, limit], dtype=np.int64)
-
-    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
-        tally = np.zeros(len(TALLY), dtype=np.int64)
-        status, win = self.play_once(self.bet_arguments(bet, operator), outcomes, log, self.scratch(), tally)
-        return RunResult(int(status), int(win))
 
     def parse_draw(self, name: str, raw: Any) -> int:
         if name == "card":
@@ -193,7 +192,15 @@ class Dynasty(Game):
 
     # -- maths ------------------------------------------------------------------------------
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        """The RTP by combinatorics (base game) and closed form (retriggering free spins)."""
+        """The RTP by combinatorics (base game) and closed form (retriggering free spins).
+
+        It is the same at every bet: reels are independent with uniform stops, so every payline
+        has the same expected win, and scatters pay on the total bet. ``options.bet`` is checked
+        and named in the report; nothing is simulated. Every gamble strategy has this RTP: the
+        card gamble pays exactly what it stakes on average.
+        """
+        bet = self.parse_bet(options.bet)
+        strategy = self.strategies[self.strategy_index(options.strategy)]
         symbols = len(self.spec.symbols)
         fs = self.features.free_spins
         base = exact.screen_maths(self.tables.pay, self.tables.base, symbols)
@@ -211,9 +218,12 @@ class Dynasty(Game):
             "game": self.code,
             "model": self.model_id,
             "method": "exact",
+            "bet": bet.as_json(),
+            "strategy": strategy,
             "rtp": sum(parts.values()),
             "parts": parts,
             "published_rtp": float(self.spec.rtp),
+            "gamble": "a fair gamble: every strategy returns what it stakes, so the RTP is the same for all",
             "free_spins_frequency": trigger,
             "free_spins_per_trigger": spins,
             "retrigger_chance_per_free_spin": retrigger,

@@ -23,11 +23,13 @@ the design tool.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
 
 from slotforge.engine import events
+from slotforge.engine.game import RtpOptions
 from slotforge.engine.jit import entry
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.outcomes import simulation_outcomes
@@ -192,8 +194,36 @@ def _free_features(tables, outcomes, work, spare, features, chances, results):
         results[1] += value * value
 
 
-def free_by_draw(game: GoldenGrimoire, seed: int = FREE_SEED) -> dict[str, Any]:
-    """Simulated free-spins win per trigger (x total bet), with its 99% half-width."""
+def next_batch(options: RtpOptions, done: int, half_width: float, spent: float) -> int:
+    """Features to simulate in the next batch for the report's budget; 0 when it is spent.
+
+    By default: batches of ``FREE_FEATURES`` until the RTP's 99% half-width is at most
+    ``FREE_HALF_WIDTH`` (at most ``FREE_MAX_BATCHES`` batches). ``options.rounds`` asks for that
+    many features exactly; ``options.seconds`` for batches until that much time has passed.
+    """
+    if options.rounds is not None:
+        return min(FREE_FEATURES, options.rounds - done)
+    if done == 0:
+        return FREE_FEATURES
+    if options.seconds is not None:
+        return FREE_FEATURES if spent < options.seconds else 0
+    if half_width <= FREE_HALF_WIDTH or done >= FREE_FEATURES * FREE_MAX_BATCHES:
+        return 0
+    return FREE_FEATURES
+
+
+def planned_features(options: RtpOptions, done: int, spent: float) -> int:
+    """The features the report expects to simulate in all, for its progress."""
+    if options.rounds is not None:
+        return options.rounds
+    if options.seconds is None:
+        return FREE_FEATURES * FREE_MAX_BATCHES
+    return max(done, int(done / spent * options.seconds)) if spent > 0 else done
+
+
+def free_by_draw(game: GoldenGrimoire, seed: int = FREE_SEED, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+    """Simulated free-spins win per trigger (x total bet), with its 99% half-width, within the
+    budget of ``options`` (see :func:`next_batch`), reporting progress in features."""
     rows, reels = game.grid
     symbols = len(game.spec.symbols)
     stake = game.bet_options.coins_per_level
@@ -201,17 +231,21 @@ def free_by_draw(game: GoldenGrimoire, seed: int = FREE_SEED) -> dict[str, Any]:
     chances = weights / weights.sum()
     trigger = trigger_chance(game)
     results = np.zeros(3 + len(POOL))
-    features = 0
-    for batch in range(FREE_MAX_BATCHES):
+    features, batch, mean, std, half_width = 0, 0, 0.0, 0.0, math.inf
+    started = time.perf_counter()
+    while size := next_batch(options, features, half_width, time.perf_counter() - started):
         outcomes = simulation_outcomes(xoshiro_stream([seed, batch]), game.grid)
         work, spare = make_work(rows, reels, symbols), make_work(rows, reels, symbols)
-        _free_features(game.tables, outcomes, work, spare, FREE_FEATURES, chances, results)
-        features += FREE_FEATURES
+        _free_features(game.tables, outcomes, work, spare, size, chances, results)
+        features += size
+        batch += 1
         mean = results[0] / features
-        std = math.sqrt(max(results[1] / features - mean * mean, 0.0) * features / (features - 1))
+        std = math.sqrt(max(results[1] / features - mean * mean, 0.0) * features / max(features - 1, 1))
         half_width = z(0.99) * std / math.sqrt(features) * trigger / stake
-        if half_width <= FREE_HALF_WIDTH:
-            break
+        if options.progress:
+            options.progress(features, planned_features(options, features, time.perf_counter() - started))
+    if options.progress:
+        options.progress(features, features)
     kinds = len(POOL)
     return {
         "plain": results[2 + kinds] / features / stake,
@@ -229,10 +263,16 @@ def mix(parts: dict[str, Any], cumulative: np.ndarray) -> float:
     return parts["plain"] + sum(parts["by_draw"][code] * weights[k] for k, code in enumerate(POOL)) / weights.sum()
 
 
-def rtp_report(game: GoldenGrimoire) -> dict[str, Any]:
-    """``slotforge rtp``: exact base game, simulated free spins, and the 99% interval."""
+def rtp_report(game: GoldenGrimoire, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+    """``slotforge rtp``: exact base game, simulated free spins, and the 99% interval.
+
+    The RTP is the same at every bet (wins scale with the bet level, the coin value only turns
+    coins into currency), so ``options.bet`` is checked and named in the report; the free spins'
+    simulation runs within the budget of ``options``.
+    """
+    bet = game.parse_bet(options.bet)
     base = base_by_draw(game)
-    free = free_by_draw(game)
+    free = free_by_draw(game, options=options)
     trigger = trigger_chance(game)
     parts = {
         "base_lines": mix(base, game.tables.base_weights),
@@ -244,6 +284,7 @@ def rtp_report(game: GoldenGrimoire) -> dict[str, Any]:
         "game": game.code,
         "model": game.model_id,
         "method": "exact base game + simulation of the free spins (99% interval)",
+        "bet": bet.as_json(),
         "rtp": rtp,
         "ci99": half_width,
         "interval99": [rtp - half_width, rtp + half_width],

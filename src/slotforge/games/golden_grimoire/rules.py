@@ -30,11 +30,11 @@ from slotforge.engine.evaluate import (
     popcount,
     stop_line_wins,
 )
-from slotforge.engine.game import Game, Operator, RtpOptions, RunResult, ScriptError
+from slotforge.engine.game import Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.jit import kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.masks import RowMasks, compile_row_masks, copy_stop_masks, recolour, screen_masks
-from slotforge.engine.model import Choice, IntRange, ModelError, Strict
+from slotforge.engine.model import Choice, IntRange, ModelError, Strict, check_weights
 from slotforge.engine.outcomes import draw_weighted
 from slotforge.engine.spin import enabled_lines, land
 
@@ -67,9 +67,7 @@ class MysteryRules(Strict):
                 f"a Mystery becomes WILD, a medium or a low symbol: expected a weight for each of "
                 f"{list(POOL)}, got {sorted(weights)}"
             )
-        if any(w < 0 for w in weights.values()) or sum(weights.values()) <= 0:
-            raise ValueError("expected whole numbers >= 0 with a positive total")
-        return weights
+        return check_weights(weights)
 
 
 class Features(Strict):
@@ -403,7 +401,7 @@ def free_spins(tables, enabled, outcomes, log, work, tally):
 
 
 @kernel
-def play_round(tables, bet, outcomes, log, work, tally):
+def play_round(tables, bet, state, outcomes, log, work, tally):
     """One complete Golden Grimoire round; returns (status, win units)."""
     enabled = enabled_lines(bet[B_LINES])
     win, triggered = base_spin(tables, enabled, outcomes, log, work, tally)
@@ -420,9 +418,9 @@ def play_round(tables, bet, outcomes, log, work, tally):
 
 
 @loop
-def simulate_rounds(tables, bet, outcomes, log, scratch, rounds, tally, totals):
+def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """The simulator's loop compiled around this game's round."""
-    return run_rounds(play_round, tables, bet, outcomes, log, scratch, rounds, tally, totals)
+    return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
 
 
 def make_work(rows: int, reels: int, symbols: int) -> Work:
@@ -574,21 +572,13 @@ class GoldenGrimoire(Game):
             lines=len(self.tables.pay.line_rows),
         )
 
-    def bet_arguments(self, bet: Bet, operator: Operator | None) -> np.ndarray:
+    def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
         return np.array([bet.lines, bet.total_units], dtype=np.int64)
 
     # -- rounds -----------------------------------------------------------------------------
-    def run(self, bet: Bet, outcomes, log, operator: Operator, state: dict) -> RunResult:
-        if state:
-            raise ScriptError(f"state: {self.code} carries no state between rounds, got {sorted(state)}")
-        self._check_forced_screens(outcomes.screens)
-        tally = np.zeros(len(TALLY), dtype=np.int64)
-        status, win = self.play_once(self.bet_arguments(bet, None), outcomes, log, self.scratch(), tally)
-        return RunResult(int(status), int(win))
-
-    def _check_forced_screens(self, screens: np.ndarray) -> None:
+    def check_script(self, outcomes) -> None:
         """The first screen is the base game's, the others free spins': each within its strips."""
-        codes = self.codes
+        screens, codes = outcomes.screens, self.codes
         for n, screen in enumerate(screens):
             mode = "base" if n == 0 else "free"
             for reel, strip in enumerate(self.spec.reels[mode]):
@@ -640,4 +630,4 @@ class GoldenGrimoire(Game):
         """Exact base game; free spins simulated from the trigger with a 99% interval."""
         from slotforge.games.golden_grimoire.maths import rtp_report
 
-        return rtp_report(self)
+        return rtp_report(self, options)

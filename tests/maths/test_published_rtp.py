@@ -1,0 +1,49 @@
+"""Each shipped model pays its published RTP, at 99% confidence with fixed seeds.
+
+Two independent checks per game: the RTP report (exact, or exact with a simulated part and its
+99% interval) and a simulation of complete rounds through the round function that pays players,
+whose 99% interval must hold the published figure. A model off by a few tenths of a percent
+fails; with the seeds fixed the tests never flake.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from slotforge.engine.game import RtpOptions
+from slotforge.games import load_game
+from slotforge.maths.simulate import simulate
+
+CONFIDENCE = "99%"  # the level of every interval below (z = 2.5758)
+
+
+def test_dynasty_exact_rtp_is_the_published_rtp():
+    game = load_game("dynasty")
+    report = game.rtp_report()
+    assert report["method"] == "exact"
+    # Published to two decimals of a percent: the exact figure rounds to it.
+    assert abs(report["rtp"] - float(game.spec.rtp)) <= 0.00005
+
+
+def test_dynasty_simulated_rounds_hold_the_published_rtp():
+    game = load_game("dynasty")
+    result = simulate("dynasty", 50_000_000, seed=20261203)
+    assert result["ci99"] < 0.002  # tight enough to see a wrong strip
+    assert abs(result["rtp"] - float(game.spec.rtp)) < result["ci99"], CONFIDENCE
+
+
+@pytest.mark.slow
+def test_golden_grimoire_rtp_report_holds_the_published_rtp():
+    game = load_game("golden-grimoire")
+    report = game.rtp_report(RtpOptions(rounds=1 << 17))
+    assert report["free_spins_simulated"] == 1 << 17
+    assert report["ci99"] < 0.0015  # tight enough to see a wrong weight
+    assert abs(report["rtp"] - float(game.spec.rtp)) < report["ci99"], CONFIDENCE
+
+
+@pytest.mark.slow
+def test_golden_grimoire_simulated_rounds_hold_the_published_rtp():
+    game = load_game("golden-grimoire")
+    result = simulate("golden-grimoire", 30_000_000, seed=20261203)
+    assert result["ci99"] < 0.002
+    assert abs(result["rtp"] - float(game.spec.rtp)) < result["ci99"], CONFIDENCE
