@@ -21,9 +21,22 @@ from .conftest import losing_screen, make_operator, screen_winning
 
 # Rounds per game and database recalled and replayed here; the crash test replays its rounds too.
 ROUNDS_PER_GAME = 150
-MEGA_TRIGGER = [["BONUS", "BONUS", "BONUS", "ACE", "QUEEN"],
-                ["ACE", "QUEEN", "LION", "JACK", "TEN"],
-                ["JACK", "EAGLE", "MINOTAUR", "KING", "ACE"]]
+QUIET = [["TEN", "KING", "MEDUSA", "ACE", "QUEEN"],
+         ["ACE", "QUEEN", "LION", "JACK", "TEN"],
+         ["JACK", "EAGLE", "MINOTAUR", "KING", "ACE"]]
+
+
+def bonus_screen(*cells: int) -> list[list[str]]:
+    """A Jackpot Bonus game screen landing BONUS on ``cells`` (0-14, reading order)."""
+    return [["BONUS" if r * 5 + c in cells else "BLANK" for c in range(5)] for r in range(3)]
+
+
+# Divine Fortune: three BONUS start the bonus game on cells 0-2, then the grid fills: the Mega.
+MEGA_SCRIPT = {
+    "screens": [[["BONUS", "BONUS", "BONUS", "ACE", "QUEEN"], *QUIET[1:]],
+                bonus_screen(*range(3, 8)), bonus_screen(*range(8, 14)), bonus_screen(14)],
+    "draws": {"bonus_cell": [0, 1, 2], "bonus_value": [10] * 15},
+}
 
 
 def books_balance(api) -> None:
@@ -209,10 +222,10 @@ def test_fun_rounds_never_touch_the_jackpot_pool(make_api):
     before = fun.get("/v1/jackpots").json()
     for _ in range(20):
         fun.finish(fun.play("divine-fortune"))
+    full_grid = fun.finish(fun.play("divine-fortune", bet={"bet_level": 2, "coin_value": "0.05"}, script=MEGA_SCRIPT))
+    assert full_grid["round"]["jackpot_win"] == "0.00"
+    assert full_grid["round"]["total_win"] == "15.00"  # 15 coins of 10 x level 2 x 0.05: the coins only
     assert fun.get("/v1/jackpots").json() == before
-    waiting = fun.play("divine-fortune", script={"screens": [MEGA_TRIGGER], "draws": {"mega": [True]}}).json()
-    refused = fun.post(f"/v1/rounds/{waiting['round']['id']}/decisions", {"choice": "start_bonus"})
-    assert refused.status_code == 422 and "Mega" in refused.json()["message"]
 
 
 # -- the Mega, paid inside the round's total win ----------------------------------------------
@@ -224,7 +237,7 @@ def test_a_mega_win_is_claimed_in_the_round_and_paid_inside_its_total_win(api, g
     player = api.player("100.00")
     auth = server_auth(api, player)
     bet = game.parse_bet({"bet_level": 2, "coin_value": "0.05"})  # 20 x 2 x 0.05 = 2.00
-    script = runner.parse_script(game, {"bet": bet.as_json(), "screens": [MEGA_TRIGGER], "draws": {"mega": [True]}})
+    script = runner.parse_script(game, {"bet": bet.as_json(), **MEGA_SCRIPT})
     with server.transaction() as conn:
         status, body = server.start_round(conn, lock_player(conn, auth.player_id), auth, game, bet, script, None)
     assert body["round"]["status"] == "awaiting"

@@ -8,7 +8,8 @@ The arithmetic is :mod:`slotforge.jackpot.pool`'s: a pool row is loaded into an
 new books written back. A networked jackpot service implements the same interface.
 
 A game offers a progressive jackpot by having ``pool_config()``; its round record says the
-jackpot was won with an event marked ``"progressive": true``. One pool per such game.
+jackpot was won with an event marked ``"progressive": true, "paid_by": "jackpot_pool"``. One
+pool per such game.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ def has_pool(game: Game) -> bool:
 
 
 def progressive_won(record: dict[str, Any]) -> bool:
-    """Whether a round record won its game's progressive jackpot."""
-    return any(event.get("progressive") for step in record.get("steps", []) for event in step.get("events", []))
+    """Whether a round record won its game's progressive jackpot for the pool to pay (an event
+    marked ``"progressive": true, "paid_by": "jackpot_pool"``; fun play's full grid pays nothing)."""
+    return any(event.get("progressive") and event.get("paid_by") == "jackpot_pool"
+               for step in record.get("steps", []) for event in step.get("events", []))
 
 
 class Jackpots(Protocol):
