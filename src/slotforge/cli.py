@@ -1,4 +1,5 @@
-"""The ``slotforge`` command: simulate, compute RTP, write PAR sheets, play and replay rounds."""
+"""The ``slotforge`` command: simulate, compute RTP, write PAR sheets, play and replay rounds, run the
+game server."""
 
 from __future__ import annotations
 
@@ -617,6 +618,100 @@ def resume(
             break
         record = guarded(partial(rounds.resume, game, record, picked))
     finish_round(game, record, None, as_json, save)
+
+
+DatabaseOpt = typer.Option(
+    None, "--database", help="database URL (default sqlite:///slotforge.db; or SLOTFORGE_DATABASE_URL)"
+)
+ConfigOpt = typer.Option(None, "--config", help="the operator's settings file (TOML)")
+
+
+def server_settings(config: Path | None, database: str | None, **overrides: Any):
+    """The server's settings, or exit 2 naming the field."""
+    from slotforge.rgs.settings import SettingsError, load_settings
+
+    try:
+        return load_settings(config, database_url=database, **overrides)
+    except SettingsError as error:
+        fail(str(error))
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8000, "--port"),
+    database: str | None = DatabaseOpt,
+    config: Path | None = ConfigOpt,
+    workers: int = typer.Option(1, "--workers", help="server processes (use PostgreSQL for more than one)"),
+    qa: bool = typer.Option(False, "--qa", help="accept scripts of forced outcomes in fun sessions"),
+) -> None:
+    """Run the game server: every game over HTTP, every round durable and replayable."""
+    import logging
+
+    import uvicorn
+
+    from slotforge.rgs.database import connect, migrate
+
+    settings = server_settings(config, database, qa=qa or None)
+    if workers > 1 and settings.database_url.startswith("sqlite"):
+        err.print("note: several workers share one SQLite file; PostgreSQL serves them better")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    guarded(lambda: migrate(connect(settings.database_url)))  # once, before any worker starts
+    # Each worker builds its app from the environment: pass the settings on that way.
+    os.environ["SLOTFORGE_DATABASE_URL"] = settings.database_url
+    if qa:
+        os.environ["SLOTFORGE_QA"] = "true"
+    if config is not None:
+        os.environ["SLOTFORGE_CONFIG"] = str(config.resolve())
+    uvicorn.run("slotforge.rgs.app:app_from_environment", factory=True, host=host, port=port, workers=workers,
+                log_level="info", timeout_graceful_shutdown=5)
+
+
+operator_app = typer.Typer(help="operators of the game server", no_args_is_help=True)
+app.add_typer(operator_app, name="operator")
+
+
+@operator_app.command("add")
+def operator_add(
+    name: str = typer.Argument(..., help="the operator's name"),
+    database: str | None = DatabaseOpt,
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Create an operator and print its API key (shown once; only its hash is stored)."""
+    import time
+
+    from slotforge.rgs import access
+    from slotforge.rgs.database import connect, migrate
+
+    settings = server_settings(config, database)
+    engine = guarded(lambda: connect(settings.database_url))
+    guarded(lambda: migrate(engine))
+    with engine.begin() as conn:
+        key = guarded(lambda: access.add_operator(conn, name, int(time.time() * 1000)))
+    sys.stdout.write(key + "\n")
+
+
+@app.command()
+def audit(database: str | None = DatabaseOpt, config: Path | None = ConfigOpt) -> None:
+    """Check the books: every balance is its ledger's sum, every round paid once, every pool
+    balanced. Exits 1 on any difference."""
+    from slotforge.rgs.audit import audit as check
+    from slotforge.rgs.audit import summary
+    from slotforge.rgs.database import connect, migrate
+
+    settings = server_settings(config, database)
+    engine = guarded(lambda: connect(settings.database_url))
+    guarded(lambda: migrate(engine))
+    with engine.connect() as conn:
+        problems = check(conn)
+        counts = summary(conn)
+    checked = ", ".join(f"{n:,} {what}" for what, n in counts.items())
+    if problems:
+        for problem in problems:
+            err.print(f"[red]difference[/red]: {problem}", highlight=False)
+        err.print(f"{len(problems)} differences in {checked}")
+        raise typer.Exit(1)
+    out.print(f"[green]the books balance[/green]: {checked}")
 
 
 if __name__ == "__main__":

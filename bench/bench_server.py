@@ -1,0 +1,157 @@
+"""The game server: durable Dynasty rounds per second and their latency, 32 players at once.
+
+    python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql]
+
+For each database a real ``slotforge serve`` process is started; 32 players each play rounds
+back to back (every answer is a committed round: stake, record, win and ledger on disk). The
+same server's bare ``GET /v1/health`` rate with the same concurrency is measured in the same run
+as the reference: what the HTTP stack alone costs on this machine. Server and load generator
+share the machine. PostgreSQL is expected at 127.0.0.1:5432 (user postgres).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import psycopg
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+# Gamble off: every round completes in one request.
+SETTINGS = "[jurisdictions.bench]\ngamble = false\n"
+
+
+def start_server(database_url: str, folder: Path, port: int) -> subprocess.Popen:
+    config = folder / "settings.toml"
+    config.write_text(SETTINGS)
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": '["dynasty"]'}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port), "--database", database_url,
+         "--config", str(config)],
+        env=env, stdout=open(folder / "server.log", "w"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/v1/health").status_code == 200:
+                return process
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"server did not start: see {folder / 'server.log'}")
+
+
+def operator_key(database_url: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "slotforge.cli", "operator", "add", f"bench-{secrets.token_hex(3)}",
+                           "--database", database_url], env={**os.environ, "PYTHONPATH": str(SRC)},
+                          capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+async def players(client: httpx.AsyncClient, key: str, count: int) -> list[str]:
+    tokens = []
+    for n in range(count):
+        session = await client.post("/v1/operator/sessions", headers={"X-Api-Key": key}, json={
+            "player_id": f"bench-{n}", "currency": "EUR", "jurisdiction": "bench"})
+        await client.post(f"/v1/operator/players/bench-{n}/transactions", headers={"X-Api-Key": key},
+                          json={"kind": "deposit", "amount": "1000000.00", "reference": f"bench-{n}"})
+        tokens.append(session.json()["token"])
+    return tokens
+
+
+async def load(client: httpx.AsyncClient, tokens: list[str], seconds: float, rounds: bool) -> list[float]:
+    """Requests back to back from every player for ``seconds``; the latencies in seconds."""
+    latencies: list[float] = []
+    stop = time.perf_counter() + seconds
+
+    async def player(token: str) -> None:
+        headers = {"Authorization": f"Bearer {token}"}
+        while time.perf_counter() < stop:
+            started = time.perf_counter()
+            if rounds:
+                answer = await client.post("/v1/rounds", json={"game": "dynasty"},
+                                           headers={**headers, "Idempotency-Key": secrets.token_hex(8)})
+            else:
+                answer = await client.get("/v1/health")
+            if answer.status_code != 200:
+                raise SystemExit(f"unexpected answer {answer.status_code}: {answer.text}")
+            latencies.append(time.perf_counter() - started)
+
+    await asyncio.gather(*(player(token) for token in tokens))
+    return latencies
+
+
+def percentile(values: list[float], share: float) -> float:
+    return statistics.quantiles(values, n=100)[int(share * 100) - 1] if len(values) > 1 else values[0]
+
+
+async def measure(url: str, key: str, count: int, seconds: float) -> dict[str, float]:
+    limits = httpx.Limits(max_connections=count, max_keepalive_connections=count)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        tokens = await players(client, key, count)
+        await load(client, tokens, 1.0, rounds=True)  # warm up
+        health = await load(client, tokens, seconds, rounds=False)
+        played = await load(client, tokens, seconds, rounds=True)
+    return {
+        "rounds_per_second": len(played) / seconds,
+        "p50_ms": percentile(played, 0.50) * 1000,
+        "p99_ms": percentile(played, 0.99) * 1000,
+        "health_per_second": len(health) / seconds,
+    }
+
+
+def postgres_database() -> tuple[str, str]:
+    name = f"slotforge_bench_{secrets.token_hex(3)}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return name, f"postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
+
+
+def drop(name: str) -> None:
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def bench(backend: str, count: int, seconds: float, port: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        name = None
+        if backend == "sqlite":
+            url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        else:
+            name, url = postgres_database()
+        server = start_server(url, Path(folder), port)
+        try:
+            return asyncio.run(measure(f"http://127.0.0.1:{port}", operator_key(url), count, seconds))
+        finally:
+            server.kill()
+            server.wait()
+            if name:
+                drop(name)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--players", type=int, default=32)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args()
+    print(f"{args.players} players, {args.seconds:.0f} s each, Dynasty default bet, gamble off")
+    for backend in args.backends.split(","):
+        figures = bench(backend, args.players, args.seconds, args.port)
+        print(f"{backend:10} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
+              f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
+              f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "
+              f"rounds/health {figures['rounds_per_second'] / figures['health_per_second']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

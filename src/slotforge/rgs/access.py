@@ -1,0 +1,119 @@
+"""Who is asking: session tokens of players, API keys of operators.
+
+Tokens and keys are 256 random bits, shown once and stored only as their SHA-256. A session
+expires after a period of inactivity (the jurisdiction's, else the server's setting).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, update
+
+from slotforge.rgs.errors import ApiError, invalid
+from slotforge.rgs.schema import ledger, operators, players, sessions
+from slotforge.rgs.service import Auth, Server
+
+# Refresh a session's last-seen time at most this often (a write per request would be waste).
+TOUCH_EVERY_MS = 5_000
+
+
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def hashed(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def add_operator(conn: Connection, name: str, now: int) -> str:
+    """Create an operator; returns its API key (the only time it is shown)."""
+    if conn.execute(select(operators.c.id).where(operators.c.name == name)).first() is not None:
+        raise ValueError(f"operator: {name!r} exists already")
+    key = new_secret()
+    conn.execute(insert(operators).values(name=name, key_hash=hashed(key), created_at=now))
+    return key
+
+
+def operator_id(server: Server, api_key: str | None) -> int:
+    """The operator an ``X-Api-Key`` belongs to (401 otherwise)."""
+    if api_key:
+        with server.engine.connect() as conn:
+            found = conn.execute(select(operators.c.id).where(operators.c.key_hash == hashed(api_key))).scalar()
+        if found is not None:
+            return found
+    raise ApiError(401, "INVALID_SESSION", "X-Api-Key: missing or unknown operator key", field="X-Api-Key")
+
+
+def session_timeout_ms(server: Server, jurisdiction: str) -> int:
+    profile = server.settings.jurisdiction(jurisdiction)
+    minutes = (profile and profile.inactivity_minutes) or server.settings.session_minutes
+    return minutes * 60_000
+
+
+def authenticate(server: Server, authorization: str | None) -> Auth:
+    """The session a ``Bearer`` token opens (401 ``INVALID_SESSION`` when unknown or expired)."""
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    expired = ApiError(401, "INVALID_SESSION", "Authorization: missing, unknown or expired session token",
+                       field="Authorization")
+    if not token or not (authorization or "").startswith("Bearer "):
+        raise expired
+    now = server.now()
+    with server.engine.connect() as conn:
+        row = conn.execute(
+            select(sessions, players.c.fun, players.c.currency)
+            .join(players, players.c.id == sessions.c.player_id)
+            .where(sessions.c.token_hash == hashed(token))
+        ).mappings().first()
+    if row is None or now - row["last_seen"] > session_timeout_ms(server, row["jurisdiction"]):
+        raise expired
+    if now - row["last_seen"] > TOUCH_EVERY_MS:
+        with server.transaction() as conn:
+            conn.execute(update(sessions).where(sessions.c.id == row["id"]).values(last_seen=now))
+    return Auth(
+        session_id=row["id"], player_id=row["player_id"], fun=row["fun"], currency=row["currency"],
+        jurisdiction_name=row["jurisdiction"], jurisdiction=server.settings.jurisdiction(row["jurisdiction"]),
+        started_at=row["created_at"],
+    )
+
+
+def open_session(conn: Connection, player_id: int, jurisdiction: str, language: str | None, now: int) -> str:
+    """A new session token for the player."""
+    token = new_secret()
+    conn.execute(insert(sessions).values(token_hash=hashed(token), player_id=player_id, jurisdiction=jurisdiction,
+                                         language=language, created_at=now, last_seen=now))
+    return token
+
+
+def player_for(conn: Connection, operator: int, external_id: str, currency: str, now: int) -> int:
+    """The operator's player ``external_id``, created on first use."""
+    row = conn.execute(select(players.c.id, players.c.currency).where(
+        players.c.operator_id == operator, players.c.external_id == external_id)).first()
+    if row is not None:
+        if row.currency != currency:
+            raise invalid("currency", f"currency: player {external_id} plays in {row.currency}, got {currency}")
+        return row.id
+    return conn.execute(insert(players).values(
+        operator_id=operator, external_id=external_id, currency=currency, fun=False, balance=0, created_at=now,
+    ).returning(players.c.id)).scalar_one()
+
+
+def fun_player(conn: Connection, currency: str, play_money: int, now: int) -> int:
+    """A new player with play money (fun play keeps no history beyond its session)."""
+    player = conn.execute(insert(players).values(
+        operator_id=None, external_id=f"fun-{secrets.token_hex(8)}", currency=currency, fun=True,
+        balance=play_money, created_at=now,
+    ).returning(players.c.id)).scalar_one()
+    conn.execute(insert(ledger).values(player_id=player, kind="deposit", amount=play_money, reference="play money",
+                                       created_at=now))
+    return player
+
+
+def external_player(conn: Connection, operator: int, external_id: str) -> dict[str, Any]:
+    row = conn.execute(select(players).where(
+        players.c.operator_id == operator, players.c.external_id == external_id)).mappings().first()
+    if row is None:
+        raise ApiError(404, "NOT_FOUND", f"player {external_id} not found")
+    return dict(row)

@@ -1,0 +1,156 @@
+"""The FastAPI application: start-up (schema, games compiled or loaded), error answers, routes.
+
+``create_app`` builds the app for a settings object; ``app_from_environment`` is the factory
+uvicorn calls in each worker process (``slotforge serve`` passes the settings through the
+environment).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from slotforge.engine import round as runner
+from slotforge.engine.game import Game, Operator
+from slotforge.games import game_codes, load_game
+from slotforge.rgs import operator_api, player_api
+from slotforge.rgs.database import connect, migrate
+from slotforge.rgs.errors import ApiError
+from slotforge.rgs.jackpots import EmbeddedJackpots, has_pool
+from slotforge.rgs.service import Server
+from slotforge.rgs.settings import Settings, load_settings
+
+log = logging.getLogger("slotforge.rgs")
+
+MAX_BODY_BYTES = 64 * 1024
+CONFIG_ENV = "SLOTFORGE_CONFIG"
+
+
+def load_games(codes: list[str] | None) -> dict[str, Game]:
+    """Every game offered, its compiled round loaded from the cache (or compiled) by one warm-up
+    round, so that no request ever waits for numba."""
+    games = {}
+    for code in codes or game_codes():
+        started = time.perf_counter()
+        game = load_game(code)
+        log.info("game %s: loading its compiled round (compiling it on the first start takes minutes)", code)
+        runner.play(game, None, source=runner.seeded_words(0), operator=Operator())
+        log.info("game %s ready (%s): round %s in %.1f s", code, game.model_id, how_compiled(game),
+                 time.perf_counter() - started)
+        games[code] = game
+    return games
+
+
+def how_compiled(game: Game) -> str:
+    """Whether numba compiled the game's round loop now or loaded it from its disk cache."""
+    stats = getattr(game.simulate_rounds, "stats", None)
+    if stats is None:
+        return "run as plain Python"
+    return "compiled" if stats.cache_misses else "loaded from the cache"
+
+
+def create_app(settings: Settings, games: dict[str, Game] | None = None,
+               clock: Callable[[], float] = time.time) -> FastAPI:
+    """The server for ``settings``: the schema migrated, the games ready, stale rounds finished."""
+    engine = connect(settings.database_url)
+    migrate(engine)
+    server = Server(settings, engine, games if games is not None else load_games(settings.games), clock=clock)
+    if isinstance(server.jackpots, EmbeddedJackpots):
+        with server.transaction() as conn:
+            for game in server.games.values():
+                if has_pool(game):
+                    server.jackpots.ensure(conn, game)
+    finished = server.complete_stale_rounds()
+    if finished:
+        log.info("completed %d interrupted rounds past their jurisdiction's limit", finished)
+    app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json")
+    app.state.server = server
+    app.include_router(player_api.router)
+    app.include_router(operator_api.router)
+    install_error_answers(app)
+    app.add_middleware(BodyLimit)
+    return app
+
+
+def error_answer(error: ApiError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def install_error_answers(app: FastAPI) -> None:
+    """Every error is ``{"error", "message", "field"?}``; none shows a stack trace."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, error: ApiError) -> JSONResponse:
+        return error_answer(error)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation(_request: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0]
+        location = [str(part) for part in first.get("loc", ())]
+        if location[:1] in (["body"], ["query"], ["path"], ["header"]):
+            location = location[1:]
+        field = ".".join(location) or "body"
+        if first.get("type") == "json_invalid":
+            field, message = "body", "body: not valid JSON"
+        else:
+            message = f"{field}: {first.get('msg', 'invalid')}"
+        return error_answer(ApiError(422, "VALIDATION", message, field=field))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
+        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(error.status_code, "HTTP_ERROR")
+        return error_answer(ApiError(error.status_code, code, str(error.detail)))
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, error: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return error_answer(ApiError(500, "INTERNAL", "internal error; nothing was changed"))
+
+
+class BodyLimit:
+    """Refuse a body above ``MAX_BODY_BYTES`` (413) before reading it all."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+            await too_large(send)
+            return
+        received = 0
+
+        async def counted() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > MAX_BODY_BYTES:
+                raise ApiError(413, "VALIDATION", f"body: larger than {MAX_BODY_BYTES} bytes", field="body")
+            return message
+
+        await self.app(scope, counted, send)
+
+
+async def too_large(send: Send) -> None:
+    response = error_answer(ApiError(413, "VALIDATION", f"body: larger than {MAX_BODY_BYTES} bytes", field="body"))
+    await response({"type": "http"}, None, send)  # type: ignore[arg-type]
+
+
+def app_from_environment() -> FastAPI:
+    """uvicorn's factory: the settings file named by ``SLOTFORGE_CONFIG`` and ``SLOTFORGE_*``."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    config = os.environ.get(CONFIG_ENV)
+    return create_app(load_settings(Path(config) if config else None))
+

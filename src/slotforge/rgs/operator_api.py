@@ -1,0 +1,172 @@
+"""The Operator API (``X-Api-Key``): sessions, money in and out, players, rounds, voids, reports."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from sqlalchemy import Float, cast, func, select
+
+from slotforge.rgs import access
+from slotforge.rgs.errors import ApiError, invalid, not_found
+from slotforge.rgs.models import Code, Id, SessionRequest, TransactionRequest, VoidRequest
+from slotforge.rgs.money import parse_amount, to_signed_text, to_text
+from slotforge.rgs.schema import ledger, players, rounds
+from slotforge.rgs.service import iso, lock_player, round_view, server_of
+from slotforge.rgs.wallet import InsufficientFunds
+
+router = APIRouter(prefix="/v1/operator")
+
+
+def operator(request: Request, x_api_key: Annotated[str | None, Header()] = None) -> int:
+    return access.operator_id(server_of(request), x_api_key)
+
+
+Operator = Annotated[int, Depends(operator)]
+
+
+@router.post("/sessions")
+def open_session(body: SessionRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """A session token for a player (created on first use); it finishes stale open rounds first."""
+    server = server_of(request)
+    if server.settings.jurisdiction(body.jurisdiction) is None:
+        raise invalid("jurisdiction", f"jurisdiction: expected one of {server.settings.jurisdiction_names()}, "
+                      f"got {body.jurisdiction!r}")
+    if body.currency not in server.settings.currencies:
+        raise invalid("currency", f"currency: expected one of {server.settings.currencies}, got {body.currency}")
+    now = server.now()
+    with server.transaction() as conn:
+        player_id = access.player_for(conn, operator_id, body.player_id, body.currency, now)
+        token = access.open_session(conn, player_id, body.jurisdiction, body.language, now)
+    server.complete_stale_rounds(player_id)
+    return {"token": token, "expires_at": iso(now + access.session_timeout_ms(server, body.jurisdiction)),
+            "play_url": server.settings.play_url.format(token=token)}
+
+
+@router.post("/players/{player_id}/transactions")
+def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """A deposit or withdrawal, idempotent on ``reference``."""
+    server = server_of(request)
+    try:
+        amount = parse_amount(body.amount)
+    except ValueError as error:
+        raise invalid("amount", str(error)) from error
+    now = server.now()
+    with server.transaction() as conn:
+        player = access.external_player(conn, operator_id, player_id)
+        lock_player(conn, player["id"])
+        done = conn.execute(select(ledger).where(ledger.c.player_id == player["id"],
+                                                 ledger.c.reference == body.reference)).mappings().first()
+        if done is not None:
+            if (done["kind"], done["amount"]) != (body.kind, amount):
+                raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "reference: used before for another transaction",
+                               field="reference")
+            balance = server.wallet.balance(conn, player["id"])
+        elif body.kind == "deposit":
+            balance = server.wallet.credit(conn, player["id"], "deposit", amount, reference=body.reference, now=now)
+        else:
+            try:
+                balance = server.wallet.debit(conn, player["id"], "withdrawal", amount, reference=body.reference,
+                                              now=now)
+            except InsufficientFunds as error:
+                raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(error.balance)} is below {body.amount}",
+                               balance=to_text(error.balance)) from error
+    return {"player_id": player_id, "balance": to_text(balance), "currency": player["currency"]}
+
+
+@router.get("/players/{player_id}")
+def player(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """Balance, open rounds and net position (wins - stakes of all finished rounds)."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        row = access.external_player(conn, operator_id, player_id)
+        open_rounds = conn.execute(select(rounds).where(rounds.c.player_id == row["id"],
+                                                        rounds.c.status == "awaiting")).mappings().all()
+        net = conn.execute(select(func.coalesce(func.sum(rounds.c.win - rounds.c.stake), 0)).where(
+            rounds.c.player_id == row["id"], rounds.c.status == "complete")).scalar_one()
+    return {"player_id": player_id, "currency": row["currency"], "balance": to_text(row["balance"]),
+            "open_rounds": [round_view(r) for r in open_rounds], "net_position": to_signed_text(int(net))}
+
+
+def millis(raw: datetime | None) -> int | None:
+    return None if raw is None else int(raw.timestamp() * 1000)
+
+
+Since = Annotated[datetime | None, Query(alias="from", description="ISO 8601 time, inclusive")]
+Until = Annotated[datetime | None, Query(alias="to", description="ISO 8601 time, exclusive")]
+
+
+@router.get("/rounds")
+def operator_rounds(operator_id: Operator, request: Request, player: Code | None = None, game: Code | None = None,
+                    since: Since = None, until: Until = None,
+                    limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
+    """Rounds of this operator's players for audit, newest first."""
+    server = server_of(request)
+    query = select(rounds).join(players, players.c.id == rounds.c.player_id).where(players.c.operator_id == operator_id)
+    if player is not None:
+        query = query.where(players.c.external_id == player)
+    if game is not None:
+        query = query.where(rounds.c.game == game)
+    if since is not None:
+        query = query.where(rounds.c.started_at >= millis(since))
+    if until is not None:
+        query = query.where(rounds.c.started_at < millis(until))
+    with server.engine.connect() as conn:
+        rows = conn.execute(query.order_by(rounds.c.id.desc()).limit(limit)).mappings().all()
+    return {"rounds": [round_view(row) for row in rows]}
+
+
+@router.post("/rounds/{round_id}/void")
+def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """Void an open round (a malfunction): its stake is refunded. Voiding again answers the same."""
+    server = server_of(request)
+    with server.transaction() as conn:
+        owner = conn.execute(select(rounds.c.player_id).join(players, players.c.id == rounds.c.player_id).where(
+            rounds.c.id == round_id, players.c.operator_id == operator_id)).scalar()
+        if owner is None:
+            raise not_found(f"round {round_id}")
+        lock_player(conn, owner)
+        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+        if row["status"] == "complete":
+            raise invalid("round", f"round {round_id} is complete and paid; only an open round can be voided")
+        if row["status"] == "awaiting":
+            server.void(conn, round_id, body.reason, server.now())
+        answer = server.round_answer(conn, round_id)
+    return {**answer, "refunded": True}
+
+
+@router.get("/reports/games")
+def game_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
+    """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
+    from slotforge.maths.stats import summarise  # scipy: imported when a report is asked for, not at start-up
+
+    server = server_of(request)
+    ratio = cast(rounds.c.win, Float) / rounds.c.stake
+    query = (
+        select(rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(ratio),
+               func.sum(ratio * ratio))
+        .join(players, players.c.id == rounds.c.player_id)
+        .where(players.c.operator_id == operator_id, rounds.c.status == "complete", rounds.c.fun.is_(False))
+        .group_by(rounds.c.game)
+    )
+    if since is not None:
+        query = query.where(rounds.c.finished_at >= millis(since))
+    if until is not None:
+        query = query.where(rounds.c.finished_at < millis(until))
+    with server.engine.connect() as conn:
+        rows = conn.execute(query).all()
+    report = []
+    for game, count, stakes, wins, returns, squares in rows:
+        # The interval is that of the mean return per round (each round's win over its stake).
+        figures = summarise(int(count), float(returns), float(squares), 1)
+        model = server.games.get(game)
+        report.append({
+            "game": game, "rounds": int(count), "stakes": to_text(int(stakes)), "wins": to_text(int(wins)),
+            "ggr": to_signed_text(int(stakes) - int(wins)),
+            "rtp": str((Decimal(int(wins)) / Decimal(int(stakes))).quantize(Decimal("0.000001"))),
+            "rtp_ci99": round(figures["ci99"], 6),
+            "model_rtp": str(model.spec.rtp) if model else None,
+        })
+    return {"games": report}

@@ -1,0 +1,257 @@
+"""The Player API (``Authorization: Bearer <session token>``) and fun sessions."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import func, insert, select, update
+
+from slotforge.engine import round as runner
+from slotforge.engine.bet import Bet, BetError
+from slotforge.engine.game import Game, ScriptError
+from slotforge.rgs import access
+from slotforge.rgs.errors import ApiError, field_of, invalid
+from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
+from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
+from slotforge.rgs.money import to_minor, to_signed_text, to_text
+from slotforge.rgs.schema import autoplays, rounds
+from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view, server_of
+
+router = APIRouter(prefix="/v1")
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description="required on every POST")]
+
+
+def player(request: Request, authorization: Annotated[str | None, Header()] = None) -> Auth:
+    return access.authenticate(server_of(request), authorization)
+
+
+Player = Annotated[Auth, Depends(player)]
+
+
+def answer(status: int, body: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(body, status_code=status)
+
+
+def parse_bet(game: Game, raw: dict[str, Any]) -> Bet:
+    try:
+        return game.parse_bet(raw)
+    except BetError as error:
+        raise invalid(field_of(str(error)) or "bet", str(error), "INVALID_BET") from error
+
+
+def check_stake(server: Server, auth: Auth, game: Game, bet: Bet) -> None:
+    """Refuse what the jurisdiction or the currency does not allow, before anything is taken."""
+    limit = auth.jurisdiction.max_stake
+    if limit is not None and bet.total_bet > limit:
+        raise ApiError(403, "LIMIT_EXCEEDED", f"bet: the total bet {bet.total_bet} is above the limit {limit}",
+                       field="bet")
+    if not pool_allowed(game, auth):
+        raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {game.code} pays its jackpot in {POOL_CURRENCY}; "
+                       f"it is not offered in {auth.currency}", field="game")
+    try:
+        to_minor(bet.total_bet, "bet")
+    except ValueError as error:
+        raise invalid("bet", str(error), "INVALID_BET") from error
+
+
+@router.get("/health")
+def health() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.post("/fun-sessions")
+def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
+    """A session with play money; fun rounds never touch real books or jackpot pools."""
+    server = server_of(request)
+    if body.currency not in server.settings.currencies:
+        raise invalid("currency", f"currency: expected one of {server.settings.currencies}, got {body.currency}")
+    now = server.now()
+    with server.transaction() as conn:
+        player_id = access.fun_player(conn, body.currency, to_minor(server.settings.fun_balance), now)
+        token = access.open_session(conn, player_id, "default", None, now)
+    return {"token": token, "expires_at": iso(now + access.session_timeout_ms(server, "default")),
+            "balance": to_text(to_minor(server.settings.fun_balance))}
+
+
+@router.get("/session")
+def session(auth: Player, request: Request) -> dict[str, Any]:
+    """The player, balance, jurisdiction rules, the games and their bets, any open rounds."""
+    server = server_of(request)
+    server.complete_stale_rounds(auth.player_id)
+    now = server.now()
+    with server.engine.connect() as conn:
+        balance = server.wallet.balance(conn, auth.player_id)
+        open_rounds = conn.execute(select(rounds).where(
+            rounds.c.player_id == auth.player_id, rounds.c.status == "awaiting")).mappings().all()
+        net = conn.execute(select(func.coalesce(func.sum(rounds.c.win - rounds.c.stake), 0)).where(
+            rounds.c.session_id == auth.session_id, rounds.c.status == "complete")).scalar_one()
+    return {
+        "player": auth.player_id,
+        "currency": auth.currency,
+        "mode": "fun" if auth.fun else "real",
+        "balance": to_text(balance),
+        "jurisdiction": {"name": auth.jurisdiction_name, **json.loads(auth.jurisdiction.model_dump_json())},
+        "games": [describe_game(game) for game in server.games.values()],
+        "open_rounds": [round_view(row) for row in open_rounds],
+        "net_position": to_signed_text(int(net)),
+        "elapsed_s": (now - auth.started_at) // 1000,
+    }
+
+
+def describe_game(game: Game) -> dict[str, Any]:
+    return {"code": game.code, "name": game.spec.name, "model": game.model_id, "rtp": str(game.spec.rtp),
+            "bet": game.spec.bet, "decisions": {d.name: list(d.options) for d in game.decisions},
+            "jackpot": has_pool(game)}
+
+
+@router.post("/rounds")
+def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
+    """Take the stake and play a round; a round that waits for a decision stays open."""
+    server = server_of(request)
+    game = server.game(body.game)
+    if body.script is not None and not (auth.fun and server.settings.qa):
+        raise ApiError(403, "FEATURE_DISABLED", "script: forced outcomes only in fun sessions of a --qa server",
+                       field="script")
+    if body.autoplay is not None and not auth.jurisdiction.autoplay.allowed:
+        raise ApiError(403, "FEATURE_DISABLED", "autoplay: not allowed in this jurisdiction", field="autoplay")
+    bet = parse_bet(game, body.bet)
+    check_stake(server, auth, game, bet)
+    script = None
+    if body.script is not None:
+        try:
+            script = runner.parse_script(game, {**body.script, "bet": bet.as_json()})  # the stake is the bet's
+        except (ScriptError, BetError) as error:
+            raise invalid(f"script.{field_of(str(error)) or ''}".rstrip("."), f"script.{error}") from error
+
+    def work(conn, row):
+        return server.start_round(conn, row, auth, game, bet, script, body.autoplay)
+
+    fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
+    return answer(*server.exactly_once(auth, key, fingerprint, work))
+
+
+@router.post("/rounds/{round_id}/decisions")
+def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Request,
+           key: IdempotencyKey = None) -> JSONResponse:
+    """Resume the open round with the player's choice."""
+    server = server_of(request)
+    fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
+    return answer(*server.exactly_once(auth, key, fingerprint,
+                                       lambda conn, row: server.decide(conn, auth, round_id, body.choice)))
+
+
+@router.get("/rounds")
+def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 10,
+           before: Annotated[Id | None, Query()] = None) -> dict[str, Any]:
+    """The player's rounds, newest first, each with its full record."""
+    if auth.fun:
+        raise ApiError(403, "FEATURE_DISABLED", "history is not available when playing for fun")
+    server = server_of(request)
+    allowed = auth.jurisdiction.recall_rounds
+    with server.engine.connect() as conn:
+        # Recall reaches back over the jurisdiction's last N rounds, whatever the page.
+        newest = select(rounds.c.id).where(rounds.c.player_id == auth.player_id).order_by(rounds.c.id.desc())
+        window = [row.id for row in conn.execute(newest.limit(allowed))]
+        query = select(rounds).where(rounds.c.player_id == auth.player_id, rounds.c.id.in_(window or [0]))
+        if before is not None:
+            query = query.where(rounds.c.id < before)
+        rows = conn.execute(query.order_by(rounds.c.id.desc()).limit(limit)).mappings().all()
+    return {"rounds": [round_view(row) for row in rows]}
+
+
+@router.get("/rounds/{round_id}")
+def one_round(round_id: Id, auth: Player, request: Request) -> dict[str, Any]:
+    """One round's record and whether replaying its inputs gives the same record."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        row = server.player_round(conn, auth.player_id, round_id)
+    return {"round": round_view(row), "verified": verify(server, row)}
+
+
+def verify(server: Server, row: dict[str, Any]) -> bool | None:
+    """Replay a stored round: True on a match; None for a void round (nothing was played)."""
+    record = json.loads(row["record"])
+    if "inputs" not in record:
+        return None
+    game = server.games.get(row["game"])
+    if game is None or record.get("model") != game.model_id:
+        return False
+    try:
+        matches, _ = runner.replay(game, record)
+    except (ScriptError, BetError):
+        return False
+    return matches
+
+
+@router.post("/autoplay")
+def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
+    """An autoplay plan for this session; rounds played with its id count against it."""
+    server = server_of(request)
+    rules = auth.jurisdiction.autoplay
+    if not rules.allowed:
+        raise ApiError(403, "FEATURE_DISABLED", "autoplay: not allowed in this jurisdiction", field="autoplay")
+    if body.rounds > rules.max_rounds:
+        raise ApiError(403, "LIMIT_EXCEEDED", f"rounds: at most {rules.max_rounds} in this jurisdiction",
+                       field="rounds")
+    if rules.loss_limit_required and body.cash_decrease is None:
+        raise invalid("cash_decrease", "cash_decrease: a loss limit is required in this jurisdiction")
+    for name in ("single_win_at_least", "cash_increase", "cash_decrease"):
+        value = getattr(body, name)
+        if value is not None and Decimal(value) <= 0:
+            raise invalid(name, f"{name}: expected an amount above zero, got {value}")
+    game = server.game(body.game)
+    check_stake(server, auth, game, parse_bet(game, body.bet))
+    plan = body.model_dump(mode="json")
+
+    def work(conn, row):
+        plan_id = conn.execute(insert(autoplays).values(
+            session_id=auth.session_id, plan=json.dumps(plan), played=0, net=0, created_at=server.now(),
+        ).returning(autoplays.c.id)).scalar_one()
+        return 200, plan_view(plan_id, plan, 0, 0, None)
+
+    return answer(*server.exactly_once(auth, key, request_hash(request.url.path, plan), work))
+
+
+def plan_view(plan_id: int, plan: dict[str, Any], played: int, net: int, stopped: str | None) -> dict[str, Any]:
+    return {"id": plan_id, **plan, "played": played, "net": to_signed_text(net),
+            "stopped": stopped}
+
+
+def own_plan(server: Server, auth: Auth, plan_id: int) -> dict[str, Any]:
+    with server.engine.connect() as conn:
+        row = conn.execute(select(autoplays).where(autoplays.c.id == plan_id)).mappings().first()
+    if row is None or row["session_id"] != auth.session_id:
+        raise ApiError(404, "NOT_FOUND", f"autoplay {plan_id} not found")
+    return dict(row)
+
+
+@router.get("/autoplay/{plan_id}")
+def get_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]:
+    row = own_plan(server_of(request), auth, plan_id)
+    return plan_view(row["id"], json.loads(row["plan"]), row["played"], row["net"], row["stopped"])
+
+
+@router.delete("/autoplay/{plan_id}")
+def stop_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]:
+    """Stop a plan; the round in play finishes as it is."""
+    server = server_of(request)
+    row = own_plan(server, auth, plan_id)
+    with server.transaction() as conn:
+        conn.execute(update(autoplays).where(autoplays.c.id == plan_id, autoplays.c.stopped.is_(None))
+                     .values(stopped="player"))
+    return plan_view(row["id"], json.loads(row["plan"]), row["played"], row["net"], row["stopped"] or "player")
+
+
+@router.get("/jackpots")
+def jackpots(auth: Player, request: Request) -> dict[str, Any]:
+    """The current values of the pools the player's games use."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        pools = [{"game": game.code, "currency": POOL_CURRENCY,
+                  "current": str(server.jackpots.state(conn, game).display)}
+                 for game in server.games.values() if has_pool(game)]
+    return {"pools": pools}

@@ -1,0 +1,152 @@
+"""The server's tables (SQLAlchemy Core). Alembic migrations create and change them.
+
+Money is integer minor units (cents); jackpot pool amounts, kept to fractions of a cent, are
+exact decimal strings. Times are integer milliseconds since the epoch (UTC), the same on
+SQLite and PostgreSQL. Round records are JSON text: what the engine produced, byte for byte.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+# An autoincrementing 64-bit key (SQLite makes only INTEGER PRIMARY KEY its rowid alias).
+Id = BigInteger().with_variant(Integer, "sqlite")
+
+metadata = MetaData(
+    naming_convention={
+        "pk": "pk_%(table_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "ix": "ix_%(table_name)s_%(column_0_name)s",
+    }
+)
+
+operators = Table(
+    "operators", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("created_at", BigInteger, nullable=False),
+)
+
+players = Table(
+    "players", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("operator_id", Id, ForeignKey("operators.id"), nullable=True),  # none for fun players
+    Column("external_id", String(100), nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("fun", Boolean, nullable=False),
+    Column("balance", BigInteger, nullable=False),
+    Column("last_round_at", BigInteger, nullable=True),
+    Column("created_at", BigInteger, nullable=False),
+    UniqueConstraint("operator_id", "external_id"),
+)
+
+sessions = Table(
+    "sessions", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("player_id", Id, ForeignKey("players.id"), nullable=False),
+    Column("jurisdiction", String(40), nullable=False),
+    Column("language", String(20), nullable=True),
+    Column("created_at", BigInteger, nullable=False),
+    Column("last_seen", BigInteger, nullable=False),
+)
+
+ledger = Table(
+    "ledger", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("player_id", Id, ForeignKey("players.id"), nullable=False),
+    Column("kind", String(12), nullable=False),  # deposit withdrawal stake win refund
+    Column("amount", BigInteger, nullable=False),  # minor units, never negative; the kind gives the sign
+    Column("round_id", Id, nullable=True),
+    Column("reference", String(100), nullable=True),
+    Column("created_at", BigInteger, nullable=False),
+    UniqueConstraint("player_id", "reference"),
+    Index("ix_ledger_round", "round_id"),
+)
+
+rounds = Table(
+    "rounds", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("player_id", Id, ForeignKey("players.id"), nullable=False),
+    Column("session_id", Id, ForeignKey("sessions.id"), nullable=False),
+    Column("game", String(40), nullable=False),
+    Column("status", String(10), nullable=False),  # awaiting complete void
+    Column("fun", Boolean, nullable=False),
+    Column("currency", String(3), nullable=False),
+    Column("jurisdiction", String(40), nullable=False),
+    Column("stake", BigInteger, nullable=False),
+    Column("win", BigInteger, nullable=False),  # total win, jackpot included
+    Column("jackpot_win", BigInteger, nullable=False),
+    Column("balance_before", BigInteger, nullable=False),
+    Column("balance_after", BigInteger, nullable=False),
+    Column("autoplay_id", Id, nullable=True),
+    Column("record", Text, nullable=False),  # the engine's record, as played
+    Column("void_reason", Text, nullable=True),
+    Column("started_at", BigInteger, nullable=False),
+    Column("finished_at", BigInteger, nullable=True),
+    Index("ix_rounds_player_id", "player_id", "id"),
+    Index("ix_rounds_status", "status", "started_at"),
+)
+
+carried_state = Table(
+    "carried_state", metadata,
+    Column("player_id", Id, ForeignKey("players.id"), primary_key=True),
+    Column("game", String(40), primary_key=True),
+    Column("state", Text, nullable=False),
+)
+
+idempotency = Table(
+    "idempotency", metadata,
+    Column("player_id", Id, ForeignKey("players.id"), primary_key=True),
+    Column("key", String(200), primary_key=True),
+    Column("request_hash", String(64), nullable=False),
+    Column("status_code", Integer, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+)
+
+autoplays = Table(
+    "autoplays", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("session_id", Id, ForeignKey("sessions.id"), nullable=False),
+    Column("plan", Text, nullable=False),  # the request as accepted (JSON)
+    Column("played", Integer, nullable=False),
+    Column("net", BigInteger, nullable=False),  # wins - stakes so far, minor units
+    Column("stopped", String(40), nullable=True),
+    Column("created_at", BigInteger, nullable=False),
+)
+
+jackpot_pools = Table(
+    "jackpot_pools", metadata,
+    Column("name", String(80), primary_key=True),
+    Column("current", String(80), nullable=False),
+    Column("reserve", String(80), nullable=False),
+    Column("contributed", String(80), nullable=False),
+    Column("seeded", String(80), nullable=False),
+    Column("paid", String(80), nullable=False),
+    Column("wins", Integer, nullable=False),
+)
+
+jackpot_entries = Table(
+    "jackpot_entries", metadata,
+    Column("pool", String(80), ForeignKey("jackpot_pools.name"), primary_key=True),
+    Column("round_id", Id, primary_key=True),
+    Column("kind", String(12), primary_key=True),  # contribution claim
+    Column("amount", String(80), nullable=False),
+    Column("detail", Text, nullable=False),  # the Contribution or Claim, JSON
+    Column("created_at", BigInteger, nullable=False),
+)

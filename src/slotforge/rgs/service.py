@@ -1,0 +1,376 @@
+"""The round service: a round's stake, play, win, ledger entries and jackpot share in one transaction.
+
+Every state-changing request of a player runs through :meth:`Server.exactly_once`: the player's
+row is locked (SQLite: the database's write lock, taken at ``BEGIN IMMEDIATE``), the
+idempotency key is looked up, the work is done and its answer stored with the key, all in one
+transaction. A crash before the commit leaves nothing; after it, the retry gets the stored answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Connection, Engine, insert, select, update
+
+from slotforge.engine import round as runner
+from slotforge.engine.bet import Bet, BetError
+from slotforge.engine.game import Game, Operator, ScriptError
+from slotforge.rgs.database import write_transaction
+from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
+from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
+from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
+from slotforge.rgs.settings import Jurisdiction, Settings
+from slotforge.rgs.wallet import InternalWallet, Wallet
+
+log = logging.getLogger("slotforge.rgs")
+
+DAY_MS = 86_400_000
+# Kinds of step that mean a feature was won (autoplay's stop_on_feature).
+FEATURE_STEPS = {"free", "bonus"}
+
+
+@dataclass(frozen=True)
+class Auth:
+    """An authenticated player session."""
+
+    session_id: int
+    player_id: int
+    fun: bool
+    currency: str
+    jurisdiction_name: str
+    jurisdiction: Jurisdiction
+    started_at: int
+
+
+def iso(ms: int | None) -> str | None:
+    """Milliseconds since the epoch as an ISO 8601 UTC time."""
+    if ms is None:
+        return None
+    seconds, millis = divmod(ms, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+
+
+def request_hash(path: str, body: Any) -> str:
+    """What makes two requests the same: their path and their body, canonically."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(f"{path}\n{canonical}".encode()).hexdigest()
+
+
+class Server:
+    """Everything a request needs: settings, database, games, wallet, jackpots and the clock."""
+
+    def __init__(self, settings: Settings, engine: Engine, games: dict[str, Game], *,
+                 wallet: Wallet | None = None, jackpots: Jackpots | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.settings = settings
+        self.engine = engine
+        self.games = games
+        self.wallet: Wallet = wallet or InternalWallet()
+        self.jackpots: Jackpots = jackpots or EmbeddedJackpots()
+        self.clock = clock
+        self._in_flight: set[tuple[int, str]] = set()
+        self._flight_lock = threading.Lock()
+        # SQLite has one writer at a time; queueing this process's writers on a lock is fair and
+        # prompt, where SQLite's own busy handler sleeps and retries (other processes still wait
+        # on it).
+        self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+
+    def now(self) -> int:
+        return int(self.clock() * 1000)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        if self._write_lock is None:
+            with write_transaction(self.engine) as conn:
+                yield conn
+            return
+        with self._write_lock, write_transaction(self.engine) as conn:
+            yield conn
+
+    def game(self, code: str) -> Game:
+        if code not in self.games:
+            raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {code!r} is not offered; expected one of "
+                           f"{sorted(self.games)}", field="game")
+        return self.games[code]
+
+    def operator_settings(self, auth: Auth) -> Operator:
+        limit = self.settings.gamble_limit if auth.jurisdiction.gamble else Decimal(0)
+        return Operator(gamble_limit=limit, fun_play=auth.fun)
+
+    # -- exactly once ---------------------------------------------------------------------------
+    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str,
+                     work: Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]) -> tuple[int, dict]:
+        """Run ``work(conn, player_row)`` once per idempotency key; a retry gets the stored answer."""
+        if not key:
+            raise ApiError(400, "IDEMPOTENCY_KEY_MISSING", "Idempotency-Key: this request changes state and needs "
+                           "a key", field="Idempotency-Key")
+        if len(key) > 200:
+            raise invalid("Idempotency-Key", "Idempotency-Key: expected at most 200 characters")
+        flight = (auth.player_id, key)
+        with self._flight_lock:
+            if flight in self._in_flight:
+                raise ApiError(409, "REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still running")
+            self._in_flight.add(flight)
+        try:
+            with self.transaction() as conn:
+                player = lock_player(conn, auth.player_id)
+                stored = conn.execute(select(idempotency).where(
+                    idempotency.c.player_id == auth.player_id, idempotency.c.key == key)).mappings().first()
+                if stored is not None:
+                    if stored["request_hash"] != fingerprint:
+                        raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key: used before with another "
+                                       "request", field="Idempotency-Key")
+                    return stored["status_code"], json.loads(stored["body"])
+                status, body = work(conn, player)
+                conn.execute(insert(idempotency).values(
+                    player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=status,
+                    body=json.dumps(body), created_at=self.now()))
+                return status, body
+        finally:
+            with self._flight_lock:
+                self._in_flight.discard(flight)
+
+    # -- rounds ---------------------------------------------------------------------------------
+    def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
+                    script: runner.Script | None, autoplay_id: int | None) -> tuple[int, dict[str, Any]]:
+        """Take the stake and play a new round (it stays open if it waits for a decision)."""
+        now = self.now()
+        self.refuse_open_round(conn, auth.player_id, game.code)
+        self.refuse_too_soon(player, auth.jurisdiction, now)
+        stake = to_minor(bet.total_bet, "bet")
+        if player["balance"] < stake:
+            raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(player['balance'])} is below the stake "
+                           f"{to_text(stake)}", balance=to_text(player["balance"]))
+        if autoplay_id is not None:
+            self.refuse_stopped_autoplay(conn, auth, autoplay_id)
+        state = self.carried_state(conn, auth.player_id, game.code)
+        values = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code, fun=auth.fun,
+                      currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
+                      balance_before=player["balance"], balance_after=player["balance"] - stake,
+                      autoplay_id=autoplay_id, started_at=now)
+        conn.execute(update(players).where(players.c.id == auth.player_id).values(last_round_at=now))
+        try:
+            record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
+        except (ScriptError, BetError) as error:
+            raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
+        except Exception:
+            log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
+            round_id = self.insert_round(conn, values, {"game": game.code, "bet": bet.as_json(), "status": "void"})
+            self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=round_id, now=now)
+            return self.void(conn, round_id, "malfunction: the round function failed", now)
+        round_id = self.insert_round(conn, values, record)
+        self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=round_id, now=now)
+        if has_pool(game) and not auth.fun:
+            self.jackpots.contribute(conn, game, round_id, bet.total_bet, now)
+        if record["status"] == "complete":
+            self.finish(conn, game, round_id, record, now)
+        return 200, self.round_answer(conn, round_id)
+
+    def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str) -> tuple[int, dict[str, Any]]:
+        """Resume an open round with the player's choice."""
+        row = self.player_round(conn, auth.player_id, round_id)
+        if row["status"] != "awaiting":
+            raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
+                          "INVALID_CHOICE")
+        game = self.game(row["game"])
+        try:
+            record = runner.resume(game, json.loads(row["record"]), choice)
+        except ScriptError as error:
+            raise invalid("choice", f"choice: {error}", "INVALID_CHOICE") from error
+        except Exception:
+            log.exception("malfunction: resuming round %s", round_id)
+            return self.void(conn, round_id, "malfunction: the round function failed", self.now())
+        return self.continue_round(conn, game, round_id, record)
+
+    def continue_round(self, conn: Connection, game: Game, round_id: int,
+                       record: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        conn.execute(update(rounds).where(rounds.c.id == round_id).values(record=json.dumps(record)))
+        if record["status"] == "complete":
+            self.finish(conn, game, round_id, record, self.now())
+        return 200, self.round_answer(conn, round_id)
+
+    def finish(self, conn: Connection, game: Game, round_id: int, record: dict[str, Any], now: int) -> None:
+        """Pay a completed round (the progressive jackpot inside its win), keep its carried state."""
+        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+        jackpot = 0
+        if progressive_won(record) and not row["fun"]:  # play money never claims a real pool
+            jackpot = to_minor(self.jackpots.claim(conn, game, round_id, now).amount, "jackpot")
+        win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
+        balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=round_id, now=now)
+        conn.execute(update(rounds).where(rounds.c.id == round_id).values(
+            status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
+            record=json.dumps(record)))
+        self.keep_state(conn, row["player_id"], game.code, record.get("state") or {})
+        if row["autoplay_id"] is not None:
+            self.count_autoplay(conn, row["autoplay_id"], row["stake"], win, record)
+
+    def void(self, conn: Connection, round_id: int, reason: str, now: int) -> tuple[int, dict[str, Any]]:
+        """Malfunction: refund the stake, mark the round void (in the caller's transaction)."""
+        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+        balance = self.wallet.credit(conn, row["player_id"], "refund", row["stake"], round_id=round_id, now=now)
+        conn.execute(update(rounds).where(rounds.c.id == round_id).values(
+            status="void", void_reason=reason, balance_after=balance, finished_at=now))
+        return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
+                     "refunded": True, "round": round_id, "balance": to_text(balance)}
+
+    def insert_round(self, conn: Connection, values: dict[str, Any], record: dict[str, Any]) -> int:
+        status = "awaiting" if record.get("status") == "awaiting" else "open"
+        return conn.execute(insert(rounds).values(status=status, record=json.dumps(record), **values)
+                            .returning(rounds.c.id)).scalar_one()
+
+    # -- refusals -------------------------------------------------------------------------------
+    def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
+        open_round = conn.execute(select(rounds.c.id).where(
+            rounds.c.player_id == player_id, rounds.c.game == game, rounds.c.status == "awaiting")).scalar()
+        if open_round is not None:
+            raise ApiError(409, "ROUND_IN_PROGRESS", f"round {open_round} of {game} waits for a decision; finish it "
+                           "first", round=open_round)
+
+    def refuse_too_soon(self, player: dict[str, Any], jurisdiction: Jurisdiction, now: int) -> None:
+        last = player["last_round_at"]
+        if jurisdiction.min_round_ms and last is not None and now - last < jurisdiction.min_round_ms:
+            wait_ms = jurisdiction.min_round_ms - (now - last)
+            raise ApiError(429, "MIN_ROUND_DURATION", f"rounds must be at least {jurisdiction.min_round_ms} ms apart",
+                           headers={"Retry-After": str(-(-wait_ms // 1000))})
+
+    def refuse_stopped_autoplay(self, conn: Connection, auth: Auth, autoplay_id: int) -> None:
+        plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().first()
+        if plan is None or plan["session_id"] != auth.session_id:
+            raise not_found(f"autoplay {autoplay_id}")
+        if plan["stopped"]:
+            raise ApiError(409, "AUTOPLAY_STOPPED", f"autoplay {autoplay_id} stopped: {plan['stopped']}",
+                           reason=plan["stopped"])
+
+    # -- carried state and autoplay -------------------------------------------------------------
+    def carried_state(self, conn: Connection, player_id: int, game: str) -> dict[str, Any]:
+        raw = conn.execute(select(carried_state.c.state).where(
+            carried_state.c.player_id == player_id, carried_state.c.game == game)).scalar()
+        return json.loads(raw) if raw else {}
+
+    def keep_state(self, conn: Connection, player_id: int, game: str, state: dict[str, Any]) -> None:
+        where = (carried_state.c.player_id == player_id, carried_state.c.game == game)
+        if conn.execute(select(carried_state.c.game).where(*where)).first() is None:
+            if state:
+                conn.execute(insert(carried_state).values(player_id=player_id, game=game, state=json.dumps(state)))
+        else:
+            conn.execute(update(carried_state).where(*where).values(state=json.dumps(state)))
+
+    def count_autoplay(self, conn: Connection, autoplay_id: int, stake: int, win: int, record: dict[str, Any]) -> None:
+        """Count a finished round against its autoplay plan and stop the plan on its conditions."""
+        plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().one()
+        played, net = plan["played"] + 1, plan["net"] + win - stake
+        rules = json.loads(plan["plan"])
+        reason = autoplay_stop(rules, played, net, win, record)
+        conn.execute(update(autoplays).where(autoplays.c.id == autoplay_id).values(
+            played=played, net=net, stopped=plan["stopped"] or reason))
+
+    # -- reading --------------------------------------------------------------------------------
+    def player_round(self, conn: Connection, player_id: int, round_id: int) -> dict[str, Any]:
+        row = conn.execute(select(rounds).where(rounds.c.id == round_id, rounds.c.player_id == player_id)
+                           ).mappings().first()
+        if row is None:
+            raise not_found(f"round {round_id}")
+        return dict(row)
+
+    def round_answer(self, conn: Connection, round_id: int) -> dict[str, Any]:
+        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+        return {"round": round_view(row), "balance": to_text(self.wallet.balance(conn, row["player_id"]))}
+
+    # -- interrupted rounds ---------------------------------------------------------------------
+    def complete_stale_rounds(self, player_id: int | None = None) -> int:
+        """Complete open rounds older than their jurisdiction allows, with the default choices."""
+        now = self.now()
+        query = select(rounds.c.id, rounds.c.player_id, rounds.c.jurisdiction, rounds.c.started_at).where(
+            rounds.c.status == "awaiting")
+        if player_id is not None:
+            query = query.where(rounds.c.player_id == player_id)
+        with self.engine.connect() as conn:
+            candidates = conn.execute(query).all()
+        done = 0
+        for round_id, owner, jurisdiction, started_at in candidates:
+            profile = self.settings.jurisdiction(jurisdiction) or self.settings.jurisdiction("default")
+            if now - started_at < profile.interrupted_round_days * DAY_MS:
+                continue
+            with self.transaction() as conn:
+                lock_player(conn, owner)
+                row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+                if row["status"] != "awaiting" or row["game"] not in self.games:
+                    continue
+                game = self.games[row["game"]]
+                record = json.loads(row["record"])
+                while record["status"] == "awaiting":
+                    record = runner.resume(game, record, default_choice(record))
+                self.continue_round(conn, game, round_id, record)
+                log.info("completed interrupted round %s with the default choices", round_id)
+                done += 1
+        return done
+
+
+def default_choice(record: dict[str, Any]) -> str:
+    """The choice made for a player who never came back: the first offered (games list the safe
+    one first: collect, take it, start)."""
+    return record["awaiting"]["options"][0]
+
+
+def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, record: dict[str, Any]) -> str | None:
+    """The reason an autoplay plan stops after a round, or None to go on."""
+    if rules.get("stop_on_any_win") and win > 0:
+        return "any_win"
+    if rules.get("stop_on_feature") and any(step["kind"] in FEATURE_STEPS for step in record.get("steps", [])):
+        return "feature"
+    if rules.get("single_win_at_least") and win >= to_minor(Decimal(rules["single_win_at_least"])):
+        return "single_win_at_least"
+    if rules.get("cash_increase") and net >= to_minor(Decimal(rules["cash_increase"])):
+        return "cash_increase"
+    if rules.get("cash_decrease") and -net >= to_minor(Decimal(rules["cash_decrease"])):
+        return "cash_decrease"
+    if played >= rules["rounds"]:
+        return "rounds"
+    return None
+
+
+def server_of(request: Any) -> Server:
+    """The server a request's app serves."""
+    return request.app.state.server
+
+
+def lock_player(conn: Connection, player_id: int) -> dict[str, Any]:
+    """The player's row, locked until the transaction ends (PostgreSQL; SQLite holds the
+    database's write lock already)."""
+    return dict(conn.execute(select(players).where(players.c.id == player_id).with_for_update()).mappings().one())
+
+
+def round_view(row: Any) -> dict[str, Any]:
+    """The round record a player or operator sees: the engine's record and the server's fields;
+    ``total_win`` includes any progressive jackpot."""
+    record = json.loads(row["record"])
+    record["total_win"] = to_text(row["win"]) if row["status"] == "complete" else record.get("total_win", "0.00")
+    return {
+        **record,
+        "id": row["id"],
+        "player": row["player_id"],
+        "status": record.get("status") if row["status"] in ("awaiting", "open") else row["status"],
+        "started_at": iso(row["started_at"]),
+        "finished_at": iso(row["finished_at"]),
+        "balance_before": to_text(row["balance_before"]),
+        "balance_after": to_text(row["balance_after"]),
+        "jackpot_win": to_text(row["jackpot_win"]),
+        "currency": row["currency"],
+        **({"void_reason": row["void_reason"]} if row["void_reason"] else {}),
+    }
+
+
+def pool_allowed(game: Game, auth: Auth) -> bool:
+    """Jackpot games pay from a EUR pool; other currencies wait for a rate table."""
+    return auth.fun or not has_pool(game) or auth.currency == POOL_CURRENCY

@@ -1,0 +1,94 @@
+"""Where a player's money is kept. The server talks to a :class:`Wallet`; this module has the
+internal (transfer) wallet: balances in the server's own database, moved by the operator's
+deposits and withdrawals, each movement a ledger entry written in the caller's transaction.
+
+A seamless wallet (the operator keeps the money and the server calls it over HTTP) implements
+the same interface.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from slotforge.rgs.schema import ledger, players
+
+# How each ledger kind moves the balance.
+SIGN = {"deposit": 1, "withdrawal": -1, "stake": -1, "win": 1, "refund": 1}
+
+
+class InsufficientFunds(Exception):
+    def __init__(self, balance: int) -> None:
+        super().__init__("insufficient funds")
+        self.balance = balance
+
+
+class Wallet(Protocol):
+    """Money movements of one player, each inside the caller's database transaction."""
+
+    def balance(self, conn: Connection, player_id: int) -> int:
+        """The player's balance in minor units."""
+
+    def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+              reference: str | None = None, now: int) -> int:
+        """Take ``amount`` (raises :class:`InsufficientFunds`); returns the new balance."""
+
+    def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+               reference: str | None = None, now: int) -> int:
+        """Pay ``amount``; returns the new balance."""
+
+
+class InternalWallet:
+    """Balances in the ``players`` table, every movement in the ``ledger``.
+
+    A debit is one conditional update (``balance >= amount``), so concurrent rounds of one
+    player can never take the balance below zero whatever the database's locking.
+    """
+
+    def balance(self, conn: Connection, player_id: int) -> int:
+        return conn.execute(select(players.c.balance).where(players.c.id == player_id)).scalar_one()
+
+    def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+              reference: str | None = None, now: int) -> int:
+        taken = conn.execute(
+            update(players)
+            .where(players.c.id == player_id, players.c.balance >= amount)
+            .values(balance=players.c.balance - amount)
+            .returning(players.c.balance)
+        ).scalar_one_or_none()
+        if taken is None:
+            raise InsufficientFunds(self.balance(conn, player_id))
+        self._entry(conn, player_id, kind, amount, round_id, reference, now)
+        return taken
+
+    def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+               reference: str | None = None, now: int) -> int:
+        paid = conn.execute(
+            update(players).where(players.c.id == player_id).values(balance=players.c.balance + amount)
+            .returning(players.c.balance)
+        ).scalar_one()
+        self._entry(conn, player_id, kind, amount, round_id, reference, now)
+        return paid
+
+    @staticmethod
+    def _entry(conn: Connection, player_id: int, kind: str, amount: int, round_id: int | None,
+               reference: str | None, now: int) -> None:
+        if amount:
+            conn.execute(insert(ledger).values(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                               reference=reference, created_at=now))
+
+
+def ledger_sum(conn: Connection, player_id: int | None = None) -> dict[int, int]:
+    """Each player's balance as the ledger says it (deposits - withdrawals - stakes + wins + refunds)."""
+    signed = func.sum(ledger.c.amount * _sign_case())
+    query = select(ledger.c.player_id, signed).group_by(ledger.c.player_id)
+    if player_id is not None:
+        query = query.where(ledger.c.player_id == player_id)
+    return {row[0]: int(row[1]) for row in conn.execute(query)}
+
+
+def _sign_case():
+    from sqlalchemy import case
+
+    return case(*[(ledger.c.kind == kind, sign) for kind, sign in SIGN.items()], else_=0)
