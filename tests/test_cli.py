@@ -188,6 +188,7 @@ def test_seed_with_a_script_makes_the_unscripted_rest_reproducible():
     [
         (lambda r: r["inputs"]["operator"].update(gamble_limit="lots"), "inputs.operator.gamble_limit"),
         (lambda r: r["inputs"]["operator"].update(gamble_limit="-5.00"), "inputs.operator.gamble_limit"),
+        (lambda r: r["inputs"]["operator"].update(gamble_limit=1000), "inputs.operator.gamble_limit"),
         (lambda r: r["inputs"].update(random=[1, 2, 3]), "inputs.random: expected a list of 16-digit hex strings"),
         (lambda r: r["inputs"].update(random=["zz"]), "inputs.random"),
         (lambda r: r.pop("bet"), "bet: expected an object"),
