@@ -93,7 +93,7 @@ W_DEAL, W_BEANSTALK, W_EGG = range(3)
 
 # Why a scripted round was refused (info[I_REASON]).
 R_SCREEN, R_CELL_TAKEN, R_NO_CELL = range(1, 4)
-I_REASON, I_SCREEN, I_ROW, I_REEL, I_SYMBOL = range(5)
+I_REASON, I_SCREEN, I_ROW, I_REEL, I_SYMBOL, I_MODE = range(6)
 
 # Simulator tallies (win units unless named otherwise).
 TALLY = (
@@ -291,6 +291,7 @@ def check_screen(tables, mode, window, info, screen):
         for reel in range(reels):
             if not tables.carries[mode, reel, window[row, reel]]:
                 refuse(info, R_SCREEN, screen, row, reel, window[row, reel])
+                info[I_MODE] = mode
                 return False
     return True
 

@@ -303,8 +303,8 @@ class WishUponAJackpot(Game):
             return None
         if reason == k.R_CELL_TAKEN:
             return f"draws.wild_cell: cell {symbol} is WILD already"
-        mode = "a screen of this spin"
-        return f"screens[{screen}][{row}][{reel}]: {self.codes[symbol]} does not land on reel {reel + 1} in {mode}"
+        spin = ("the base game", "3 Little Pigs Free Spins", "Rapunzel Free Spins")[int(work.info[k.I_MODE])]
+        return f"screens[{screen}][{row}][{reel}]: {self.codes[symbol]} does not land on reel {reel + 1} in {spin}"
 
     def parse_draw(self, name: str, raw: Any) -> int:
         f = self.features
