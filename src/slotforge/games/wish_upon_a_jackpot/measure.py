@@ -1,7 +1,8 @@
-"""The compiled function Wish Upon a Jackpot's maths tests play, apart from the round that pays
-players: one feature played many times on its own (the paying round's own feature functions,
-from :mod:`.kernels`), so that each feature's simulated mean can be held against its exact
-value with far fewer rounds than whole games would need.
+"""The compiled functions Wish Upon a Jackpot's maths tests play, apart from the round that pays
+players: base spins alone and one feature alone, played many times with the paying round's own
+parts (:mod:`.kernels`), so that each part's simulated mean can be held against its exact value
+with far fewer rounds than whole games would need. A script may force draws on every spin (the
+Fairy Godmother and her wish), which conditions the spins on them.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from slotforge.engine import events
 from slotforge.engine.game import Operator
 from slotforge.engine.jit import entry
 from slotforge.engine.rng import xoshiro_stream
+from slotforge.engine.round import Script
 from slotforge.games.wish_upon_a_jackpot import kernels as k
 
 
@@ -36,6 +38,46 @@ def play_feature(tables, bet, outcomes, log, work, tally, feature, times, sums):
         sums[1] += won
         sums[2] += float(won) * float(won)
     return events.COMPLETE
+
+
+@entry
+def play_base(tables, bet, outcomes, log, work, tally, times, sums):
+    """Play ``times`` base spins (the Fairy Tale Bonus left unplayed); ``sums`` gets the count,
+    the sum and the sum of squares of their line wins (units)."""
+    for _ in range(times):
+        status, won, _triggered = k.base_spin(tables, bet, outcomes, log, work, tally)
+        if status != events.COMPLETE:
+            return status
+        sums[0] += 1.0
+        sums[1] += won
+        sums[2] += float(won) * float(won)
+    return events.COMPLETE
+
+
+def summary(sums: np.ndarray, stake: int) -> dict[str, float]:
+    """The mean and its 99% half-width, in multiples of the stake."""
+    n, total, squares = sums
+    mean = total / n
+    std = np.sqrt(max(squares / n - mean * mean, 0.0))
+    return {"mean": mean / stake, "ci99": 2.5758 * std / np.sqrt(n) / stake}
+
+
+def base_mean(game, times: int, wish: str | None = None, seed: int = 1) -> dict[str, Any]:
+    """Base spins' mean line win (x stake) with its 99% half-width: the game's own mix of spins,
+    or (``wish``) every spin with the Fairy Godmother granting that wish."""
+    bet = game.parse_bet({})
+    draws: list[list[int]] = [[] for _ in game.draw_names]
+    if wish is not None:
+        draws[k.DRAW_GODMOTHER] = [k.GODMOTHER_APPEARS] * times
+        draws[k.DRAW_WISH] = [k.WISHES.index(wish)] * times
+    outcomes = game.outcomes(xoshiro_stream([seed, 9]), Script(draws=draws), strategy=0)
+    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    sums = np.zeros(3)
+    status = play_base(
+        game.tables, game.bet_arguments(bet, Operator()), outcomes, events.off(), game.scratch(), tally, times, sums
+    )
+    assert status == events.COMPLETE
+    return {**summary(sums, bet.total_units), "tally": dict(zip(k.TALLY, tally, strict=True))}
 
 
 def feature_mean(game, feature: str, times: int, strategy: str | None = None, seed: int = 1) -> dict[str, Any]:
