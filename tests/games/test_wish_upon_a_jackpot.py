@@ -11,6 +11,7 @@ stream she could change the screen.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,8 @@ from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
 from slotforge.engine.game import ScriptError
 from slotforge.games import load_game
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CODES = {
     "W": "WILD",
@@ -416,3 +419,23 @@ def test_every_pick_and_decision_waits_and_survives_a_replay_and_a_resume(game, 
 def test_a_choice_the_decision_does_not_offer_is_refused(game):
     with pytest.raises(ScriptError, match=r"choices: 'take' is not offered at storybook"):
         play(game, [TRIGGER], choices=["take"])
+
+
+# -- the example scripts of docs/games/wish-upon-a-jackpot.md ---------------------------------------
+@pytest.mark.parametrize(
+    ("example", "total"),
+    [
+        ("deal-maker", "3.00"),  # HARP x3 (1.00), four offers left, the fifth (2 x stake) paid
+        ("beanstalk", "400.00"),  # eight beans grow, egg 2 holds 400 x stake
+        ("three-little-pigs", "6.00"),  # two pig WILDs pay 2.00 on 3 spins, then the wolf
+        ("rapunzel", "42.00"),  # HARP x3 at x2, x2, x3, x5, x10, x20
+        ("fairy-godmother", "7.25"),  # the Gingerbread Man's reel (2.25) and a 5 x stake deal
+    ],
+)
+def test_each_example_script_plays_its_feature(game, example, total):
+    path = ROOT / f"examples/wish-upon-a-jackpot-{example}.json"
+    record = rounds.play(
+        game, script=rounds.parse_script(game, json.loads(path.read_text())), source=rounds.seeded_words(1)
+    )
+    assert record["status"] == "complete"
+    assert record["total_win"] == total

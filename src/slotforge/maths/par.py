@@ -33,6 +33,7 @@ SHIPPED = {
     "golden-grimoire": SheetRun(rounds=200_000_000, seed=1),
     "divine-fortune": SheetRun(rounds=50_000_000, seed=1),
     "moon-of-fortune": SheetRun(rounds=20_000_000, seed=1),
+    "wish-upon-a-jackpot": SheetRun(rounds=100_000_000, seed=1),
 }
 
 # Figures that describe a run rather than the maths; a sheet leaves them out.

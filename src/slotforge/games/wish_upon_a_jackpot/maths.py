@@ -33,9 +33,13 @@ from typing import Any
 
 import numpy as np
 
+from slotforge.engine import events
 from slotforge.engine.bet import Bet
-from slotforge.engine.game import RtpOptions
+from slotforge.engine.game import Operator, RtpOptions
+from slotforge.engine.loop import HITS, ROUNDS, TOTALS, WIN_UNITS
+from slotforge.engine.rng import xoshiro_stream
 from slotforge.games.wish_upon_a_jackpot import kernels as k
+from slotforge.maths import stats
 from slotforge.maths.exact import _expected_one_line, one_line_table, symbol_probabilities
 
 REELS = 5
@@ -291,7 +295,10 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
     strategy = game.strategies[game.strategy_index(options.strategy)]
     found = rtp_parts(game)
     parts = strategy_parts(found, strategy)
-    every = {name: sum(strategy_parts(found, name).values()) for name in STRATEGIES}
+    every = {
+        name: {"rtp": sum(strategy_parts(found, name).values()), "deal_maker_mean_x_stake": float(found["deal"][name])}
+        for name in STRATEGIES
+    }
     report: dict[str, Any] = {
         "game": game.code,
         "model": game.model_id,
@@ -307,7 +314,6 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
         "fairy_tale_bonus_frequency": found["trigger"],
         "fairy_tale_bonus_one_in": 1 / found["trigger"],
         "feature_chances": found["feature_chances"],
-        "deal_maker_value_x_stake": {name: float(found["deal"][name]) for name in STRATEGIES},
         "beanstalk_value_x_stake": found["beanstalk"]["value"],
         "golden_goose_chance": found["beanstalk"]["eggs_chance"],
         "three_little_pigs_value_x_stake": found["pigs"]["value"],
@@ -350,8 +356,37 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
     return report
 
 
-def par_sections(game) -> list[str]:
-    """The PAR sheet's strategy table and the features' tables."""
+def simulate_session(game, rounds: int, strategy: str, seed: int = 1) -> dict[str, Any]:
+    """``rounds`` complete rounds in this process under a Deal Maker ``strategy``: RTP, spread
+    and the features' tallies."""
+    bet = game.parse_bet({})
+    outcomes = game.outcomes(
+        xoshiro_stream([seed, game.strategy_index(strategy)]), strategy=game.strategy_index(strategy)
+    )
+    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    totals = np.zeros(TOTALS, dtype=np.int64)
+    squares = game.simulate_rounds(
+        game.tables,
+        game.bet_arguments(bet, Operator()),
+        game.state_array({}, bet),
+        outcomes,
+        events.off(),
+        game.scratch(),
+        rounds,
+        tally,
+        totals,
+    )
+    summary = stats.summarise(int(totals[ROUNDS]), int(totals[WIN_UNITS]), float(squares), bet.total_units)
+    return {
+        **summary,
+        "hits": int(totals[HITS]) / rounds,
+        "tally": dict(zip(k.TALLY, (int(x) for x in tally), strict=True)),
+    }
+
+
+def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
+    """The PAR sheet's strategy tables (exact, and simulated with ``rounds`` rounds each) and the
+    features' tables."""
     found = rtp_parts(game)
     lines = [
         "## The Deal Maker's strategies (exact)",
@@ -370,8 +405,25 @@ def par_sections(game) -> list[str]:
             f"| {name}: {game.describe_strategy(name)} | {sum(parts.values()) * 100:.4f}% | {cells} | "
             f"{float(found['deal'][name]):.4f} |"
         )
-    deal = found["deal"]
+    lines += [
+        "",
+        f"Simulated, {rounds:,} complete rounds per strategy (seed {seed}): the RTP with its 99% interval against "
+        "the exact one.",
+        "",
+        "| strategy | exact RTP | simulated RTP | std per round | hit frequency | Deal Maker mean (simulated) |",
+        "|---" * 6 + "|",
+    ]
     stake = game.parse_bet({}).total_units
+    for name in STRATEGIES:
+        session = simulate_session(game, rounds, name, seed)
+        deals = session["tally"]["deal_maker"]
+        mean = session["tally"]["deal_maker_win"] / deals / stake if deals else 0.0
+        exact = sum(strategy_parts(found, name).values())
+        lines.append(
+            f"| {name} | {exact * 100:.4f}% | {session['rtp'] * 100:.3f}% ± {session['ci99'] * 100:.3f} | "
+            f"{session['std']:.2f} | {session['hits'] * 100:.2f}% | {mean:.3f} |"
+        )
+    deal = found["deal"]
     take_from, take_below = deal_thresholds(game)
     lines += [
         "",
