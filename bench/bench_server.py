@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import os
 import secrets
+import signal
 import statistics
 import subprocess
 import sys
@@ -37,7 +38,8 @@ def start_server(database_url: str, folder: Path, port: int, workers: int = 1) -
     process = subprocess.Popen(
         [sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port), "--database", database_url,
          "--config", str(config), "--workers", str(workers)],
-        env=env, stdout=open(folder / "server.log", "w"), stderr=subprocess.STDOUT)
+        env=env, stdout=open(folder / "server.log", "w"), stderr=subprocess.STDOUT,
+        start_new_session=True)  # its own process group: stop() ends every worker too
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         try:
@@ -45,8 +47,14 @@ def start_server(database_url: str, folder: Path, port: int, workers: int = 1) -
                 return process
         except httpx.HTTPError:
             time.sleep(0.2)
-    process.kill()
+    stop(process)
     raise SystemExit(f"server did not start: see {folder / 'server.log'}")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """End the server and its worker processes."""
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
 
 
 def operator_key(database_url: str) -> str:
@@ -98,14 +106,14 @@ class Connection:
 async def load(port: int, tokens: list[str], seconds: float, rounds: bool) -> list[float]:
     """Requests back to back from every player for ``seconds``; the latencies in seconds."""
     latencies: list[float] = []
-    stop = time.perf_counter() + seconds
+    deadline = time.perf_counter() + seconds
     body = b'{"game":"dynasty"}'
 
     async def player(token: str) -> None:
         connection = await Connection.open(port)
         headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
         try:
-            while time.perf_counter() < stop:
+            while time.perf_counter() < deadline:
                 started = time.perf_counter()
                 if rounds:
                     status, answer = await connection.request(
@@ -163,8 +171,7 @@ def bench(backend: str, count: int, seconds: float, port: int) -> dict[str, floa
         try:
             return asyncio.run(measure(port, operator_key(url), count, seconds))
         finally:
-            server.kill()
-            server.wait()
+            stop(server)
             if name:
                 drop(name)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
@@ -35,6 +35,20 @@ from slotforge.rgs.wallet import InternalWallet, Wallet
 log = logging.getLogger("slotforge.rgs")
 
 DAY_MS = 86_400_000
+
+# The statements of every round, built once: building a statement and its cache key costs more
+# CPU than running it on the database.
+LOCK_PLAYER = select(players).where(players.c.id == bindparam("p_player")).with_for_update()
+STORED_ANSWER = select(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
+                                          idempotency.c.key == bindparam("p_key"))
+STORE_ANSWER = insert(idempotency)
+OPEN_ROUND = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"),
+                                       rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting")
+TOUCH_PLAYER = update(players).where(players.c.id == bindparam("p_player")).values(last_round_at=bindparam("p_now"))
+INSERT_ROUND = insert(rounds).returning(rounds.c.id)
+FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
+    status="complete", win=bindparam("p_win"), jackpot_win=bindparam("p_jackpot"),
+    balance_after=bindparam("p_balance"), finished_at=bindparam("p_now"), record=bindparam("p_record"))
 # Kinds of step that mean a feature was won (autoplay's stop_on_feature).
 FEATURE_STEPS = {"free", "bonus"}
 
@@ -124,17 +138,15 @@ class Server:
         try:
             with self.transaction() as conn:
                 player = lock_player(conn, auth.player_id)
-                stored = conn.execute(select(idempotency).where(
-                    idempotency.c.player_id == auth.player_id, idempotency.c.key == key)).mappings().first()
+                stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
                 if stored is not None:
                     if stored["request_hash"] != fingerprint:
                         raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key: used before with another "
                                        "request", field="Idempotency-Key")
                     return stored["status_code"], json.loads(stored["body"])
                 status, body = work(conn, player)
-                conn.execute(insert(idempotency).values(
-                    player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=status,
-                    body=json.dumps(body), created_at=self.now()))
+                conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
+                                                status_code=status, body=json.dumps(body), created_at=self.now()))
                 return status, body
         finally:
             with self._flight_lock:
@@ -158,7 +170,7 @@ class Server:
                    currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
                    balance_before=player["balance"], balance_after=player["balance"] - stake,
                    autoplay_id=autoplay_id, started_at=now, finished_at=None, void_reason=None)
-        conn.execute(update(players).where(players.c.id == auth.player_id).values(last_round_at=now))
+        conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
             record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
         except (ScriptError, BetError) as error:
@@ -214,9 +226,8 @@ class Server:
         balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
         row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
                    record=json.dumps(record))
-        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
-            status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
-            record=row["record"]))
+        conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
+                                    "p_now": now, "p_record": row["record"]})
         state = record.get("state") or {}
         if carries_state(game) and state != state_before:
             self.keep_state(conn, row["player_id"], game.code, state)
@@ -235,12 +246,11 @@ class Server:
     def insert_round(self, conn: Connection, row: dict[str, Any], record: dict[str, Any]) -> None:
         """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record."""
         row.update(status="awaiting" if record.get("status") == "awaiting" else "open", record=json.dumps(record))
-        row["id"] = conn.execute(insert(rounds).values(row).returning(rounds.c.id)).scalar_one()
+        row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
 
     # -- refusals -------------------------------------------------------------------------------
     def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
-        open_round = conn.execute(select(rounds.c.id).where(
-            rounds.c.player_id == player_id, rounds.c.game == game, rounds.c.status == "awaiting")).scalar()
+        open_round = conn.execute(OPEN_ROUND, {"p_player": player_id, "p_game": game}).scalar()
         if open_round is not None:
             raise ApiError(409, "ROUND_IN_PROGRESS", f"round {open_round} of {game} waits for a decision; finish it "
                            "first", round=open_round)
@@ -363,7 +373,7 @@ def server_of(request: Any) -> Server:
 def lock_player(conn: Connection, player_id: int) -> dict[str, Any]:
     """The player's row, locked until the transaction ends (PostgreSQL; SQLite holds the
     database's write lock already)."""
-    return dict(conn.execute(select(players).where(players.c.id == player_id).with_for_update()).mappings().one())
+    return dict(conn.execute(LOCK_PLAYER, {"p_player": player_id}).mappings().one())
 
 
 def round_view(row: Any) -> dict[str, Any]:
