@@ -10,7 +10,7 @@ import hashlib
 import secrets
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, bindparam, insert, select, update
 
 from slotforge.rgs.errors import ApiError, invalid
 from slotforge.rgs.schema import ledger, operators, players, sessions
@@ -18,6 +18,9 @@ from slotforge.rgs.service import Auth, Server
 
 # Refresh a session's last-seen time at most this often (a write per request would be waste).
 TOUCH_EVERY_MS = 5_000
+# Every request's look-up, built once (see the round's statements in the service).
+SESSION = (select(sessions, players.c.fun, players.c.currency).join(players, players.c.id == sessions.c.player_id)
+           .where(sessions.c.token_hash == bindparam("p_hash")))
 
 
 def new_secret() -> str:
@@ -62,11 +65,7 @@ def authenticate(server: Server, authorization: str | None) -> Auth:
         raise expired
     now = server.now()
     with server.engine.connect() as conn:
-        row = conn.execute(
-            select(sessions, players.c.fun, players.c.currency)
-            .join(players, players.c.id == sessions.c.player_id)
-            .where(sessions.c.token_hash == hashed(token))
-        ).mappings().first()
+        row = conn.execute(SESSION, {"p_hash": hashed(token)}).mappings().first()
     if row is None or now - row["last_seen"] > session_timeout_ms(server, row["jurisdiction"]):
         raise expired
     if now - row["last_seen"] > TOUCH_EVERY_MS:

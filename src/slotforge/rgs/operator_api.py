@@ -14,7 +14,7 @@ from slotforge.rgs.errors import ApiError, invalid, not_found
 from slotforge.rgs.models import Code, Id, SessionRequest, TransactionRequest, VoidRequest
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.service import iso, lock_player, round_view, server_of
+from slotforge.rgs.service import iso, lock_player, round_answer, round_view, server_of
 from slotforge.rgs.wallet import InsufficientFunds
 
 router = APIRouter(prefix="/v1/operator")
@@ -128,12 +128,12 @@ def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: 
         if owner is None:
             raise not_found(f"round {round_id}")
         lock_player(conn, owner)
-        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+        row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
         if row["status"] == "complete":
             raise invalid("round", f"round {round_id} is complete and paid; only an open round can be voided")
         if row["status"] == "awaiting":
-            server.void(conn, round_id, body.reason, server.now())
-        answer = server.round_answer(conn, round_id)
+            server.void(conn, row, body.reason, server.now())
+        answer = round_answer(row)
     return {**answer, "refunded": True}
 
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
-from slotforge.rgs.database import write_transaction
+from slotforge.rgs.database import GroupCommit, write_transaction
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
 from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
 from slotforge.rgs.money import to_minor, to_text
@@ -35,6 +35,20 @@ from slotforge.rgs.wallet import InternalWallet, Wallet
 log = logging.getLogger("slotforge.rgs")
 
 DAY_MS = 86_400_000
+
+# The statements of every round, built once: building a statement and its cache key costs more
+# CPU than running it on the database.
+LOCK_PLAYER = select(players).where(players.c.id == bindparam("p_player")).with_for_update()
+STORED_ANSWER = select(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
+                                          idempotency.c.key == bindparam("p_key"))
+STORE_ANSWER = insert(idempotency)
+OPEN_ROUND = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"),
+                                       rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting")
+TOUCH_PLAYER = update(players).where(players.c.id == bindparam("p_player")).values(last_round_at=bindparam("p_now"))
+INSERT_ROUND = insert(rounds).returning(rounds.c.id)
+FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
+    status="complete", win=bindparam("p_win"), jackpot_win=bindparam("p_jackpot"),
+    balance_after=bindparam("p_balance"), finished_at=bindparam("p_now"), record=bindparam("p_record"))
 # Kinds of step that mean a feature was won (autoplay's stop_on_feature).
 FEATURE_STEPS = {"free", "bonus"}
 
@@ -80,10 +94,9 @@ class Server:
         self.clock = clock
         self._in_flight: set[tuple[int, str]] = set()
         self._flight_lock = threading.Lock()
-        # SQLite has one writer at a time; queueing this process's writers on a lock is fair and
-        # prompt, where SQLite's own busy handler sleeps and retries (other processes still wait
-        # on it).
-        self._write_lock = threading.Lock() if engine.dialect.name == "sqlite" else None
+        # SQLite has one writer at a time: this process's writers queue on a lock (fair and
+        # prompt, where SQLite's busy handler sleeps and retries) and share commits.
+        self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
 
     def now(self) -> int:
         return int(self.clock() * 1000)
@@ -91,11 +104,11 @@ class Server:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A write transaction: committed when the block ends, rolled back if it raises."""
-        if self._write_lock is None:
+        if self._group is None:
             with write_transaction(self.engine) as conn:
                 yield conn
             return
-        with self._write_lock, write_transaction(self.engine) as conn:
+        with self._group.transaction() as conn:
             yield conn
 
     def game(self, code: str) -> Game:
@@ -125,17 +138,15 @@ class Server:
         try:
             with self.transaction() as conn:
                 player = lock_player(conn, auth.player_id)
-                stored = conn.execute(select(idempotency).where(
-                    idempotency.c.player_id == auth.player_id, idempotency.c.key == key)).mappings().first()
+                stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
                 if stored is not None:
                     if stored["request_hash"] != fingerprint:
                         raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key: used before with another "
                                        "request", field="Idempotency-Key")
                     return stored["status_code"], json.loads(stored["body"])
                 status, body = work(conn, player)
-                conn.execute(insert(idempotency).values(
-                    player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=status,
-                    body=json.dumps(body), created_at=self.now()))
+                conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
+                                                status_code=status, body=json.dumps(body), created_at=self.now()))
                 return status, body
         finally:
             with self._flight_lock:
@@ -154,28 +165,28 @@ class Server:
                            f"{to_text(stake)}", balance=to_text(player["balance"]))
         if autoplay_id is not None:
             self.refuse_stopped_autoplay(conn, auth, autoplay_id)
-        state = self.carried_state(conn, auth.player_id, game.code)
-        values = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code, fun=auth.fun,
-                      currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
-                      balance_before=player["balance"], balance_after=player["balance"] - stake,
-                      autoplay_id=autoplay_id, started_at=now)
-        conn.execute(update(players).where(players.c.id == auth.player_id).values(last_round_at=now))
+        state = self.carried_state(conn, auth.player_id, game) if carries_state(game) else {}
+        row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code, fun=auth.fun,
+                   currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
+                   balance_before=player["balance"], balance_after=player["balance"] - stake,
+                   autoplay_id=autoplay_id, started_at=now, finished_at=None, void_reason=None)
+        conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
             record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
-            round_id = self.insert_round(conn, values, {"game": game.code, "bet": bet.as_json(), "status": "void"})
-            self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=round_id, now=now)
-            return self.void(conn, round_id, "malfunction: the round function failed", now)
-        round_id = self.insert_round(conn, values, record)
-        self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=round_id, now=now)
+            self.insert_round(conn, row, {"game": game.code, "bet": bet.as_json(), "status": "void"})
+            row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
+            return self.void(conn, row, "malfunction: the round function failed", now)
+        self.insert_round(conn, row, record)
+        row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
         if has_pool(game) and not auth.fun:
-            self.jackpots.contribute(conn, game, round_id, bet.total_bet, now)
+            self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now)
         if record["status"] == "complete":
-            self.finish(conn, game, round_id, record, now)
-        return 200, self.round_answer(conn, round_id)
+            self.finish(conn, game, row, record, now, state)
+        return 200, round_answer(row)
 
     def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str) -> tuple[int, dict[str, Any]]:
         """Resume an open round with the player's choice."""
@@ -190,49 +201,56 @@ class Server:
             raise invalid("choice", f"choice: {error}", "INVALID_CHOICE") from error
         except Exception:
             log.exception("malfunction: resuming round %s", round_id)
-            return self.void(conn, round_id, "malfunction: the round function failed", self.now())
-        return self.continue_round(conn, game, round_id, record)
+            return self.void(conn, row, "malfunction: the round function failed", self.now())
+        return self.continue_round(conn, game, row, record)
 
-    def continue_round(self, conn: Connection, game: Game, round_id: int,
+    def continue_round(self, conn: Connection, game: Game, row: dict[str, Any],
                        record: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        conn.execute(update(rounds).where(rounds.c.id == round_id).values(record=json.dumps(record)))
+        """Store a resumed round's record; pay it if it is complete now."""
         if record["status"] == "complete":
-            self.finish(conn, game, round_id, record, self.now())
-        return 200, self.round_answer(conn, round_id)
+            self.finish(conn, game, row, record, self.now())
+        else:
+            row["record"] = json.dumps(record)
+            conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(record=row["record"]))
+        return 200, round_answer(row)
 
-    def finish(self, conn: Connection, game: Game, round_id: int, record: dict[str, Any], now: int) -> None:
-        """Pay a completed round (the progressive jackpot inside its win), keep its carried state."""
-        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+    def finish(self, conn: Connection, game: Game, row: dict[str, Any], record: dict[str, Any], now: int,
+               state_before: dict[str, Any] | None = None) -> None:
+        """Pay a completed round (the progressive jackpot inside its win), keep its carried state.
+        ``row`` is the round's row as it stands; it is brought up to date. ``state_before``, when
+        known, spares writing carried state that did not change."""
         jackpot = 0
         if progressive_won(record) and not row["fun"]:  # play money never claims a real pool
-            jackpot = to_minor(self.jackpots.claim(conn, game, round_id, now).amount, "jackpot")
+            jackpot = to_minor(self.jackpots.claim(conn, game, row["id"], now).amount, "jackpot")
         win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
-        balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=round_id, now=now)
-        conn.execute(update(rounds).where(rounds.c.id == round_id).values(
-            status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
-            record=json.dumps(record)))
-        self.keep_state(conn, row["player_id"], game.code, record.get("state") or {})
+        balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
+        row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
+                   record=json.dumps(record))
+        conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
+                                    "p_now": now, "p_record": row["record"]})
+        state = record.get("state") or {}
+        if carries_state(game) and state != state_before:
+            self.keep_state(conn, row["player_id"], game.code, state)
         if row["autoplay_id"] is not None:
             self.count_autoplay(conn, row["autoplay_id"], row["stake"], win, record)
 
-    def void(self, conn: Connection, round_id: int, reason: str, now: int) -> tuple[int, dict[str, Any]]:
+    def void(self, conn: Connection, row: dict[str, Any], reason: str, now: int) -> tuple[int, dict[str, Any]]:
         """Malfunction: refund the stake, mark the round void (in the caller's transaction)."""
-        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
-        balance = self.wallet.credit(conn, row["player_id"], "refund", row["stake"], round_id=round_id, now=now)
-        conn.execute(update(rounds).where(rounds.c.id == round_id).values(
+        balance = self.wallet.credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"], now=now)
+        row.update(status="void", void_reason=reason, balance_after=balance, finished_at=now)
+        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
             status="void", void_reason=reason, balance_after=balance, finished_at=now))
         return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
-                     "refunded": True, "round": round_id, "balance": to_text(balance)}
+                     "refunded": True, "round": row["id"], "balance": to_text(balance)}
 
-    def insert_round(self, conn: Connection, values: dict[str, Any], record: dict[str, Any]) -> int:
-        status = "awaiting" if record.get("status") == "awaiting" else "open"
-        return conn.execute(insert(rounds).values(status=status, record=json.dumps(record), **values)
-                            .returning(rounds.c.id)).scalar_one()
+    def insert_round(self, conn: Connection, row: dict[str, Any], record: dict[str, Any]) -> None:
+        """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record."""
+        row.update(status="awaiting" if record.get("status") == "awaiting" else "open", record=json.dumps(record))
+        row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
 
     # -- refusals -------------------------------------------------------------------------------
     def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
-        open_round = conn.execute(select(rounds.c.id).where(
-            rounds.c.player_id == player_id, rounds.c.game == game, rounds.c.status == "awaiting")).scalar()
+        open_round = conn.execute(OPEN_ROUND, {"p_player": player_id, "p_game": game}).scalar()
         if open_round is not None:
             raise ApiError(409, "ROUND_IN_PROGRESS", f"round {open_round} of {game} waits for a decision; finish it "
                            "first", round=open_round)
@@ -253,9 +271,9 @@ class Server:
                            reason=plan["stopped"])
 
     # -- carried state and autoplay -------------------------------------------------------------
-    def carried_state(self, conn: Connection, player_id: int, game: str) -> dict[str, Any]:
+    def carried_state(self, conn: Connection, player_id: int, game: Game) -> dict[str, Any]:
         raw = conn.execute(select(carried_state.c.state).where(
-            carried_state.c.player_id == player_id, carried_state.c.game == game)).scalar()
+            carried_state.c.player_id == player_id, carried_state.c.game == game.code)).scalar()
         return json.loads(raw) if raw else {}
 
     def keep_state(self, conn: Connection, player_id: int, game: str, state: dict[str, Any]) -> None:
@@ -283,10 +301,6 @@ class Server:
             raise not_found(f"round {round_id}")
         return dict(row)
 
-    def round_answer(self, conn: Connection, round_id: int) -> dict[str, Any]:
-        row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
-        return {"round": round_view(row), "balance": to_text(self.wallet.balance(conn, row["player_id"]))}
-
     # -- interrupted rounds ---------------------------------------------------------------------
     def complete_stale_rounds(self, player_id: int | None = None) -> int:
         """Complete open rounds older than their jurisdiction allows, with the default choices."""
@@ -311,10 +325,21 @@ class Server:
                 record = json.loads(row["record"])
                 while record["status"] == "awaiting":
                     record = runner.resume(game, record, default_choice(record))
-                self.continue_round(conn, game, round_id, record)
+                self.continue_round(conn, game, dict(row), record)
                 log.info("completed interrupted round %s with the default choices", round_id)
                 done += 1
         return done
+
+
+def round_answer(row: dict[str, Any]) -> dict[str, Any]:
+    """A round request's answer: the round as it stands and the player's balance after it."""
+    return {"round": round_view(row), "balance": to_text(row["balance_after"])}
+
+
+def carries_state(game: Game) -> bool:
+    """Whether the game carries state between a player's rounds (it overrides the engine's
+    stateless :meth:`Game.state_array`)."""
+    return type(game).state_array is not Game.state_array
 
 
 def default_choice(record: dict[str, Any]) -> str:
@@ -348,7 +373,7 @@ def server_of(request: Any) -> Server:
 def lock_player(conn: Connection, player_id: int) -> dict[str, Any]:
     """The player's row, locked until the transaction ends (PostgreSQL; SQLite holds the
     database's write lock already)."""
-    return dict(conn.execute(select(players).where(players.c.id == player_id).with_for_update()).mappings().one())
+    return dict(conn.execute(LOCK_PLAYER, {"p_player": player_id}).mappings().one())
 
 
 def round_view(row: Any) -> dict[str, Any]:

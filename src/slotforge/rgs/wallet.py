@@ -10,12 +10,21 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
 from slotforge.rgs.schema import ledger, players
 
 # How each ledger kind moves the balance.
 SIGN = {"deposit": 1, "withdrawal": -1, "stake": -1, "win": 1, "refund": 1}
+
+
+# Built once (see the round's statements in the service).
+BALANCE = select(players.c.balance).where(players.c.id == bindparam("p_player"))
+TAKE = (update(players).where(players.c.id == bindparam("p_player"), players.c.balance >= bindparam("p_amount"))
+        .values(balance=players.c.balance - bindparam("p_amount")).returning(players.c.balance))
+PAY = (update(players).where(players.c.id == bindparam("p_player"))
+       .values(balance=players.c.balance + bindparam("p_amount")).returning(players.c.balance))
+ENTRY = insert(ledger)
 
 
 class InsufficientFunds(Exception):
@@ -47,16 +56,11 @@ class InternalWallet:
     """
 
     def balance(self, conn: Connection, player_id: int) -> int:
-        return conn.execute(select(players.c.balance).where(players.c.id == player_id)).scalar_one()
+        return conn.execute(BALANCE, {"p_player": player_id}).scalar_one()
 
     def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
               reference: str | None = None, now: int) -> int:
-        taken = conn.execute(
-            update(players)
-            .where(players.c.id == player_id, players.c.balance >= amount)
-            .values(balance=players.c.balance - amount)
-            .returning(players.c.balance)
-        ).scalar_one_or_none()
+        taken = conn.execute(TAKE, {"p_player": player_id, "p_amount": amount}).scalar_one_or_none()
         if taken is None:
             raise InsufficientFunds(self.balance(conn, player_id))
         self._entry(conn, player_id, kind, amount, round_id, reference, now)
@@ -64,10 +68,7 @@ class InternalWallet:
 
     def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
                reference: str | None = None, now: int) -> int:
-        paid = conn.execute(
-            update(players).where(players.c.id == player_id).values(balance=players.c.balance + amount)
-            .returning(players.c.balance)
-        ).scalar_one()
+        paid = conn.execute(PAY, {"p_player": player_id, "p_amount": amount}).scalar_one()
         self._entry(conn, player_id, kind, amount, round_id, reference, now)
         return paid
 
@@ -75,8 +76,8 @@ class InternalWallet:
     def _entry(conn: Connection, player_id: int, kind: str, amount: int, round_id: int | None,
                reference: str | None, now: int) -> None:
         if amount:
-            conn.execute(insert(ledger).values(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
-                                               reference=reference, created_at=now))
+            conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                     reference=reference, created_at=now))
 
 
 def ledger_sum(conn: Connection, player_id: int | None = None) -> dict[int, int]:
