@@ -42,14 +42,16 @@ class Operator:
 @dataclass(frozen=True)
 class RtpOptions:
     """What an RTP report is asked for: which bet and strategy, and, where the report simulates,
-    its budget (rounds or seconds; the game's default when neither is given) and a progress
-    callback ``(done, total)``."""
+    its budget (rounds or seconds; the game's default when neither is given), a progress
+    callback ``(done, total)`` and the Dask cluster to run its chunks on (an address or
+    ``local:N``; see :mod:`slotforge.maths.cluster`)."""
 
     bet: dict[str, Any] | None = None
     strategy: str | None = None
     rounds: int | None = None
     seconds: float | None = None
     progress: Callable[[int, int], None] | None = None
+    cluster: str | None = None
 
 
 @dataclass(frozen=True)
