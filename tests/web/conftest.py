@@ -26,6 +26,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
+# A jurisdiction whose reality check comes every 3 seconds, so that a test sees one.
+BRISK = """
+[jurisdictions.brisk]
+reality_check_s = 3
+show_net_position = true
+show_session_timer = true
+"""
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -40,6 +49,7 @@ class Served:
     database_url: str
     env: dict[str, str]
     process: subprocess.Popen
+    log: Path
     _key: list[str] = field(default_factory=list)
 
     def operator_key(self) -> str:
@@ -70,8 +80,11 @@ def served(tmp_path_factory) -> Iterator[Served]:
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(SRC)}
     log = open(folder / "server.log", "w")
+    config = folder / "settings.toml"
+    config.write_text(BRISK)
     process = subprocess.Popen([sys.executable, "-m", "slotforge.cli", "serve", "--qa", "--port", str(port),
-                                "--database", database_url], env=env, stdout=log, stderr=subprocess.STDOUT)
+                                "--database", database_url, "--config", str(config)],
+                               env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 600  # a cold start compiles every game
     try:
@@ -86,7 +99,7 @@ def served(tmp_path_factory) -> Iterator[Served]:
             if time.monotonic() > deadline:
                 raise RuntimeError("server not ready in 600 s")
             time.sleep(0.2)
-        yield Served(url, database_url, env, process)
+        yield Served(url, database_url, env, process, folder / "server.log")
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -5,6 +5,7 @@ end, a reload in the middle of a decision, and a UK session's rules."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 import time
@@ -15,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune"]
@@ -107,6 +109,10 @@ def check_paid(page, before: Decimal, round_: dict[str, Any]) -> None:
     assert Decimal(round_["balance_after"]) - before == Decimal(round_["total_win"]) - Decimal(round_["total_bet"])
     assert balance(page) == Decimal(round_["balance_after"])
     assert amount(page.locator("output.last-win").inner_text()) == Decimal(round_["total_win"])
+
+
+def test_serve_prints_the_address_to_open(served):
+    assert f"play in a browser at {served.url}/" in served.log.read_text()
 
 
 def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
@@ -255,3 +261,148 @@ def test_reels_animate_and_frame_times_are_printed(page_for, served):
     print(f"\nframe times while reels spin: {len(frames)} frames, mean {statistics.mean(frames):.2f} ms "
           f"({fps:.1f} fps), p95 {statistics.quantiles(frames, n=20)[-1]:.2f} ms, max {max(frames):.2f} ms, "
           f"over 20 ms: {sum(f > 20 for f in frames)}")
+
+
+def mystery_without_free_spins() -> dict[str, Any]:
+    """Golden Grimoire's mystery example with its third scatter taken away: one screen."""
+    script = example("golden-grimoire-mystery")
+    first = script["screens"][0]
+    first[2][4] = "BEETLE"
+    return {"screens": [first], "draws": {"mystery_symbol": ["HEART"]}}
+
+
+SHOWCASE = {
+    "dynasty": example("dynasty-gamble"),
+    "golden-grimoire": mystery_without_free_spins(),
+    "divine-fortune": example("divine-fortune-wild-on-wild"),
+    "moon-of-fortune": example("moon-of-fortune-collector"),
+}
+VIEWS = {"desktop": ({"width": 1280, "height": 800}, False), "phone": ({"width": 390, "height": 844}, True)}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_screenshots_of_every_game(page_for, served, tmp_path, view):
+    """A screenshot of each game after a forced round, on a desktop and a phone (portrait), and of
+    the lobby; into ``SLOTFORGE_SCREENSHOTS`` (the README's come from docs/screenshots) or a
+    temporary folder. The phone's page must fit its width: nothing scrolls sideways."""
+    folder = Path(os.environ.get("SLOTFORGE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    viewport, mobile = VIEWS[view]
+    page = page_for(viewport=viewport, mobile=mobile)
+    page.goto(served.url + "/")
+    page.wait_for_selector("#app[data-ready=true]")
+    page.screenshot(path=str(folder / f"lobby-{view}.png"))
+    for code, script in SHOWCASE.items():
+        open_game(page, served, code, "?qa")
+        spin(page, script)
+        page.locator(".qa").evaluate("qa => qa.remove()")  # the QA field is not what players see
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(folder / f"{code}-{view}.png"))
+        page.goto(served.url + "/")
+    assert len(list(folder.glob(f"*-{view}.png"))) == len(SHOWCASE) + 1
+
+
+def test_autoplay_plays_its_rounds_under_a_loss_limit_and_stops(page_for, served):
+    token = served.real_session("default")
+    page = page_for(http_errors_expected=True)
+    page.goto(f"{served.url}/play/golden-grimoire?token={token}")
+    page.wait_for_selector("#app[data-ready=true]")
+    page.get_by_role("button", name="Autoplay").click()
+    dialog = page.get_by_role("dialog", name="Autoplay")
+    dialog.get_by_label("Rounds").select_option("5")
+    dialog.get_by_role("button", name="Start autoplay").click()  # no loss limit: the jurisdiction wants one
+    expect(dialog.get_by_role("alert")).to_contain_text("loss limit is required")
+    dialog.get_by_label("Stop if cash decreases by (loss limit)").fill("50.00")
+    answers = []
+    page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST"
+            and answers.append((r.status, r.request.post_data_json, r.json())))
+    dialog.get_by_role("button", name="Start autoplay").click()
+    page.wait_for_function("document.querySelector('.message').textContent.startsWith('Autoplay stopped')",
+                           timeout=60_000)
+    played = [body for status, _, body in answers if status == 200]
+    assert len(played) == 5 and answers[-1][0] == 409 and answers[-1][2]["error"] == "AUTOPLAY_STOPPED"
+    plan = {request["autoplay"] for _, request, _ in answers}
+    assert len(plan) == 1 and None not in plan  # every round counted against the plan
+    assert page.get_by_role("alert").first.inner_text() == "Autoplay stopped: all rounds played."
+    assert balance(page) == Decimal(played[-1]["balance"])
+    assert page.get_by_role("button", name="Spin").inner_text() == "SPIN"
+
+
+def test_settings_quick_spin_where_allowed_and_the_spacebar(page_for, served):
+    uk = page_for(settings={"quickSpin": False})
+    uk.goto(f"{served.url}/play/dynasty?token={served.real_session('uk')}")
+    uk.wait_for_selector("#app[data-ready=true]")
+    uk.get_by_role("button", name="Settings").click()
+    assert uk.get_by_role("checkbox", name="Quick spin (not allowed here)").is_disabled()
+    page = page_for(settings={"quickSpin": True})
+    open_game(page, served, "golden-grimoire")
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.keyboard.press("Space")
+    shown(page, answer.value.json()["round"]["id"])
+    page.get_by_role("button", name="Settings").click()
+    page.get_by_role("checkbox", name="Spacebar to spin").uncheck()
+    page.keyboard.press("Escape")
+    sent = []
+    page.on("request", lambda r: r.url.endswith("/v1/rounds") and sent.append(r))
+    page.keyboard.press("Space")
+    page.wait_for_timeout(600)
+    assert sent == []
+
+
+def test_a_reality_check_shows_time_and_net_position(page_for, served):
+    page = page_for()
+    page.goto(f"{served.url}/play/moon-of-fortune?token={served.real_session('brisk')}")
+    page.wait_for_selector("#app[data-ready=true]")
+    check = page.get_by_role("dialog", name="Reality check")
+    check.wait_for(timeout=10_000)  # every 3 s in this jurisdiction
+    assert "Net position this session: 0.00 EUR" in check.inner_text()
+    check.get_by_role("button", name="Keep playing").click()
+    assert page.get_by_role("dialog", name="Reality check").count() == 0
+
+
+def test_a_win_not_above_the_stake_is_not_celebrated(page_for, served):
+    page = page_for()
+    open_game(page, served, "dynasty", "?qa")
+    script = {"screens": [[["ACE", "KING", "QUEEN", "JACK", "TEN"], ["NINE", "NINE", "NINE", "KOI", "QUEEN"],
+                           ["KING", "ACE", "JACK", "QUEEN", "KOI"]]]}
+    round_ = spin(page, script)["round"]
+    round_ = decide(page, "collect")["round"]
+    assert Decimal(round_["total_win"]) == Decimal("0.05") < Decimal(round_["total_bet"])  # 3 NINE x 5 coins x 0.01
+    banner = page.locator(".banner")
+    assert banner.inner_text() == "Paid 0.05 EUR" and "celebrate" not in banner.get_attribute("class")
+    assert page.locator(".cell.win").count() == 3  # the three NINEs of line 1 (the middle row)
+
+
+def test_divine_fortunes_jackpots_are_shown_live(page_for, served):
+    page = page_for()
+    open_game(page, served, "divine-fortune")
+    page.get_by_label("Bet Level").select_option("2")
+    stake = amount(page.locator("output.stake").inner_text())
+    assert stake == Decimal("0.40")  # 2 levels x 20 coins x 0.01
+    assert amount(page.get_by_label("Minor jackpot").inner_text()) == 20 * stake
+    assert amount(page.get_by_label("Major jackpot").inner_text()) == 100 * stake
+    pool = httpx.get(f"{served.url}/v1/jackpots", headers={"Authorization": "Bearer " + page.evaluate(
+        "JSON.parse(sessionStorage.getItem('slotforge.session')).token")}).json()["pools"][0]
+    expect(page.get_by_label("Mega jackpot")).to_have_text(f"{Decimal(pool['current']):,.2f} EUR")
+
+
+def test_the_paytable_comes_from_the_model_with_the_rtp(page_for, served):
+    page = page_for()
+    open_game(page, served, "dynasty")
+    page.get_by_role("button", name="Paytable").click()
+    table = page.get_by_role("dialog", name="Dynasty: paytable and rules")
+    assert "Return to player: 95.00%" in table.inner_text()
+    dragon = table.locator("tr", has=page.locator("th.sym", has_text="DRAGON"))
+    assert [dragon.locator("td").nth(i).inner_text() for i in range(4)] == ["2", "50", "250", "1000"]
+    assert table.locator("figure.payline").count() == 20
+
+
+def test_the_intro_screen_can_be_turned_off(page_for, served):
+    page = page_for(settings={"intro": True})
+    open_game(page, served, "moon-of-fortune")
+    intro = page.get_by_role("dialog", name="Moon of Fortune intro")
+    intro.get_by_role("checkbox", name="Show this screen next time").uncheck()
+    intro.get_by_role("button", name="Play").click()
+    page.reload()
+    page.wait_for_selector("#app[data-ready=true]")
+    assert page.get_by_role("dialog").count() == 0

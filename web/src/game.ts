@@ -27,6 +27,9 @@ export class GamePage {
   private lastStart = 0;
   private autoplay: AutoplayPlan | null = null;
   private startedAt = Date.now();
+  private nextRealityCheck = 0; // session seconds
+  private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
+  private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
   readonly screen: GameScreen;
   private ui = {
@@ -65,6 +68,10 @@ export class GamePage {
     this.resume();
     this.refresh();
     setInterval(() => this.tick(), 1000);
+    if (this.model.jackpot || this.screen.jackpots) {
+      void this.showJackpots();
+      setInterval(() => void this.showJackpots(), 5000);
+    }
     if (this.settings.intro) showIntro(this.model, this.screen, this.settings);
   }
 
@@ -127,6 +134,7 @@ export class GamePage {
       this.ui.spin,
     );
     const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner, this.ui.gamble);
+    if (this.model.jackpot || this.screen.jackpots) stage.prepend(this.jackpots);
     this.root.replaceChildren(top, stage, this.ui.decisions, this.ui.message, meters, controls, h("div", { class: "log" }, this.ui.wins, this.ui.captions));
     if (new URLSearchParams(location.search).has("qa")) this.root.append(this.qaPanel());
     this.root.dataset.ready = "true";
@@ -153,6 +161,7 @@ export class GamePage {
       const index = select.selectedIndex;
       field.value = field.values[index];
       this.showMeters();
+      this.renderJackpots();
     });
     return h("label", { class: "bet" }, h("span", { text: field.label }), select);
   }
@@ -163,6 +172,7 @@ export class GamePage {
       if (select) select.selectedIndex = field.values.indexOf(field.value);
     });
     this.showMeters();
+    this.renderJackpots();
   }
 
   private maxBet(): void {
@@ -200,12 +210,43 @@ export class GamePage {
     this.ui.timer.textContent = clock(this.session.elapsed_s + (Date.now() - this.startedAt) / 1000);
   }
 
+  /** The jackpot values live: fixed ones from the stake (the screen module), the pools from the
+   * server (fetched every few seconds). */
+  private pools: { game: string; current: string }[] = [];
+
+  private async showJackpots(): Promise<void> {
+    this.renderJackpots();
+    if (!this.model.jackpot) return;
+    try {
+      const { pools } = await request<{ pools: { game: string; current: string }[] }>("GET", "/v1/jackpots");
+      this.pools = pools.filter((p) => p.game === this.model.code);
+    } catch {
+      return; // shown again on the next poll
+    }
+    this.renderJackpots();
+  }
+
+  private renderJackpots(): void {
+    const fixed = this.screen.jackpots?.(betOf(this.fields), this.model) ?? [];
+    const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current }))];
+    this.jackpots.replaceChildren(
+      ...shown.map((j) =>
+        h("div", { class: `jackpot ${j.name.toLowerCase()}` }, h("span", { text: j.name }), h("output", { "aria-label": `${j.name} jackpot`, text: formatMoney(j.amount, this.currency) })),
+      ),
+    );
+  }
+
   private tick(): void {
     this.showMeters();
     this.refresh();
     const every = this.rules.reality_check_s;
     const elapsed = this.session.elapsed_s + Math.floor((Date.now() - this.startedAt) / 1000);
-    if (every && elapsed > 0 && elapsed % every === 0) this.realityCheck(elapsed);
+    if (!every) return;
+    if (!this.nextRealityCheck) this.nextRealityCheck = (Math.floor(this.session.elapsed_s / every) + 1) * every;
+    if (elapsed >= this.nextRealityCheck) {
+      this.nextRealityCheck += every;
+      this.realityCheck(elapsed);
+    }
   }
 
   /** The spin button: disabled while a round plays or waits, and until the jurisdiction's
@@ -295,6 +336,7 @@ export class GamePage {
     this.ui.banner.className = "banner";
     this.ui.gamble.replaceChildren();
     this.reels.highlight(new Set());
+    this.values.clear();
   }
 
   /** Show a round's steps from ``from`` on, then pay it or offer its decision. */
@@ -350,9 +392,19 @@ export class GamePage {
     const quick = this.settings.quickSpin && this.rules.turbo;
     if (step.screen.length) {
       const keep = this.heldCells(step);
-      await this.reels.spin(step.screen, quick || (later && step.kind === "bonus"), keep);
+      // A screen that changed after it landed (mysteries revealed) lands first as it fell.
+      const landed = step.events.find((e) => e.type === "landed" && Array.isArray(e.screen))?.screen as string[][] | undefined;
+      await this.reels.spin(landed ?? step.screen, quick || (later && step.kind === "bonus"), keep);
       beep(this.settings, 220, 40);
-      for (const [row, reel, text] of cellValues(step.events, this.model.grid.reels)) this.reels.label(row, reel, text);
+      if (landed) {
+        await pause(quick ? 120 : 350);
+        this.reels.reveal(step.screen);
+      }
+      for (const [row, reel, text] of cellValues(step.events, this.model.grid.reels)) this.values.set(`${row},${reel}`, text);
+      for (const [key, text] of this.values) {
+        const [row, reel] = key.split(",").map(Number);
+        if (step.screen[row]?.[reel] !== "BLANK") this.reels.label(row, reel, text);
+      }
       const cells = new Set<string>();
       for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);

@@ -167,7 +167,7 @@ export interface AutoplayPlan {
 /** The autoplay dialog: rounds and the stops the jurisdiction asks for (a loss limit where
  * required) and the advanced ones. */
 export function openAutoplay(game: string, bet: Record<string, string | number>, rules: Jurisdiction, start: (plan: AutoplayPlan) => void): void {
-  const counts = [10, 25, 50, 100, 250, 500, 1000].filter((n) => n <= rules.autoplay.max_rounds);
+  const counts = [5, 10, 25, 50, 100, 250, 500, 1000].filter((n) => n <= rules.autoplay.max_rounds);
   const rounds = h("select", { name: "rounds", "aria-label": "Rounds" }, ...counts.map((n) => h("option", { value: n, text: String(n) })));
   const amount = (name: string, label: string, required = false) =>
     h("label", { class: "setting" }, h("span", { text: label }), h("input", { name, inputmode: "decimal", placeholder: required ? "required" : "off", "aria-label": label, required }));

@@ -113,6 +113,16 @@ export class Reels {
     this.show(screen);
   }
 
+  /** Turn the cells that differ from ``screen`` over to show it (a mystery revealed). */
+  reveal(screen: Screen): void {
+    const changed: [number, number][] = [];
+    screen.forEach((row, r) => row.forEach((code, reel) => code !== this.screen[r]?.[reel] && changed.push([r, reel])));
+    this.show(screen);
+    for (const [row, reel] of changed) {
+      this.cell(row, reel)?.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0)" }], { duration: 300, easing: "ease-out" });
+    }
+  }
+
   /** Stop the reels at once (quick stop). */
   stopNow(): void {
     for (const animation of this.running) animation.finish();

@@ -23,4 +23,20 @@ export const divineFortune: GameScreen = {
     <path d="M30 60 H290 L160 20Z" fill="#e0e0e0"/><g transform="translate(115 55) scale(0.9)">${lion}</g>`, "Divine Fortune"),
   stake: (bet) => times(String(bet.coin_value), Number(bet.bet_level) * 20),
   optionLabels: { start_bonus: "Start the bonus game" },
+  poolName: "Mega",
+  jackpots(bet, model) {
+    // Minor and Major are fixed multiples of the total stake (the model's bonus game).
+    const game = (model.features?.bonus_game ?? {}) as { minor_x_total_bet?: number; major_x_total_bet?: number };
+    const stake = this.stake(bet);
+    return [
+      { name: "Minor", amount: times(stake, game.minor_x_total_bet ?? 0) },
+      { name: "Major", amount: times(stake, game.major_x_total_bet ?? 0) },
+    ];
+  },
+  describeEvent(event) {
+    if (event.type === "falling_wilds") return event.count ? `Falling wilds: ${event.count} wild${event.count === 1 ? "" : "s"} fall one row` : null;
+    if (event.type === "wild_on_wild") return `Wild on Wild: reel ${event.reel} turns wild`;
+    if (event.type === "jackpot") return `${String(event.jackpot)} JACKPOT!`;
+    return undefined;
+  },
 };

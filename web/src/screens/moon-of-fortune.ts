@@ -31,4 +31,15 @@ export const moonOfFortune: GameScreen = {
   stake: (bet) => times(String(bet.bet), Number(bet.chance_level)),
   betValues: { volatility: ["low", "standard", "high"] },
   optionLabels: { collect: "Collect", sun: "☀ Sun", moon: "☾ Moon" },
+  jackpots(bet, model) {
+    // MINI to GRAND are fixed multiples of the base bet (the model's jackpots).
+    const table = (model.features?.jackpots ?? {}) as Record<string, number>;
+    return Object.entries(table).map(([name, x]) => ({ name: name.charAt(0) + name.slice(1).toLowerCase(), amount: times(String(bet.bet), x) }));
+  },
+  describeEvent(event) {
+    if (event.type === "cash") return null; // the value is written on the cell
+    if (event.type === "hold_the_jackpot") return `HOLD THE JACKPOT! ${event.bonus_symbols} bonus symbols`;
+    if (event.type === "respins") return `Re-spins left: ${event.left}`;
+    return undefined;
+  },
 };

@@ -3,7 +3,7 @@
 // decisions come from the server's model.
 
 import type { SymbolArt } from "../art";
-import type { GameEvent } from "../types";
+import type { GameEvent, GameModel } from "../types";
 
 export interface GameScreen {
   code: string;
@@ -19,6 +19,10 @@ export interface GameScreen {
   betValues?: Record<string, string[]>;
   /** A line for an event the generic words do not say well (null: say nothing). */
   describeEvent?(event: GameEvent): string | null | undefined;
+  /** Jackpots whose values follow from the stake (shown above the reels). */
+  jackpots?(bet: Record<string, string | number>, model: GameModel): { name: string; amount: string }[];
+  /** The name of the game's progressive pool, if it has one. */
+  poolName?: string;
   /** Labels for decision options (value -> what the button says). */
   optionLabels?: Record<string, string>;
 }
