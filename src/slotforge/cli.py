@@ -404,7 +404,7 @@ def par(
     if output is not None:
         check_writable(output, force)
     sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model,
-                        cluster)
+                        cluster, output.parent if output is not None else None)
     if output is None:
         sys.stdout.write(sheet)
         return
@@ -422,14 +422,16 @@ def write_shipped_sheet(code: str, workers: int, cluster: str | None = None) -> 
     check_writable(path, force=True)
     settings = SHIPPED[code]
     sheet = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None,
-                        cluster)
+                        cluster, path.parent)
     write_atomically(path, sheet)
     out.print(f"wrote {path} ({settings.rounds:,} rounds, seed {settings.seed})")
 
 
 def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, model: Path | None,
-                cluster: str | None = None) -> str:
-    from slotforge.maths.par import par_sheet
+                cluster: str | None = None, pictures: Path | None = None) -> str:
+    """A PAR sheet: the RTP report, the simulation, and the win distribution with its pictures
+    (drawn into the folder ``pictures``, beside the sheet; none for a sheet on standard output)."""
+    from slotforge.maths.par import par_sheet, sheet_data
 
     with progress_bar(f"computing the RTP of {code}") as progress:
         task = progress.add_task(f"computing the RTP of {code}", total=None)
@@ -442,7 +444,11 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
     if simulation["interrupted"]:
         err.print("interrupted: no sheet written (a PAR sheet holds complete runs only)")
         raise typer.Exit(INTERRUPTED)
-    return par_sheet(game, report, simulation)
+    log_line(f"the win distribution of {code} and its pictures…")
+    with progress_bar(f"the win distribution of {code}") as progress:
+        progress.add_task(f"the win distribution of {code} and its pictures", total=None)
+        data = sheet_data(game, rounds_, seed, pictures)
+    return par_sheet(game, report, simulation, data)
 
 
 def check_writable(path: Path, force: bool) -> None:
