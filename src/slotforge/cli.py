@@ -205,9 +205,11 @@ def progress_bar(description: str) -> Iterator[Progress]:
 @app.command()
 def games() -> None:
     """List the games: code, name, published RTP and the model they run."""
-    for code in game_codes():
-        game = guarded(lambda code=code: load_game(code))
-        out.print(f"{code:18} {game.spec.name:18} RTP {percent(float(game.spec.rtp), 2):>7}  {model_label(game)}")
+    loaded = [(code, guarded(lambda code=code: load_game(code))) for code in game_codes()]
+    code_width = max(len(code) for code, _ in loaded)
+    name_width = max(len(game.spec.name) for _, game in loaded)
+    for code, game in loaded:
+        out.print(f"{code:{code_width}}  {game.spec.name:{name_width}}  RTP {percent(float(game.spec.rtp), 2):>7}  {model_label(game)}")
     out.print("(the fingerprint is a hash of the model file: records and reports name it, so every figure "
               "traces to the exact data that produced it)")
 
