@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from pydantic import BaseModel, Field
 from typer.testing import CliRunner
 
 from slotforge.cli import app
@@ -74,6 +75,24 @@ def test_feature_tables_are_found_by_their_keys_and_the_game_draw_names():
         ("features.orb", (3, 1)),
         ("features.levels[0].prize_weights", (1, 2, 3)),
         ("features.levels[0].land_chance (3 in 10)", (3, 7)),
+    ]
+
+
+def test_a_validated_schema_s_descriptions_name_its_tables():
+    class Feature(BaseModel):
+        grow: list[tuple[int, int]] = Field(description="weights of grows and COLLECT at each level")
+        reels: list[int] = Field(description="the reels it may turn WILD, equally")
+        trail: list[int] = Field(description="the prize at each level")
+        chance: tuple[int, int]
+
+    game = SimpleNamespace(code="toy", draw_names=(), decisions=(), grid=(3, 5))
+    found = d._feature_tables(game, Feature(grow=[(7, 3), (6, 4)], reels=[2, 3, 4], trail=[1, 5], chance=(1, 8)),
+                              "features")
+    assert [(x.where, x.kind, x.weights) for x in found] == [
+        ("features.grow[0]", d.WEIGHTED, (7, 3)),
+        ("features.grow[1]", d.WEIGHTED, (6, 4)),
+        ("features.reels (one of 3, equally)", d.UNIFORM, (1, 1, 1)),
+        ("features.chance (1 in 8)", d.WEIGHTED, (1, 7)),
     ]
 
 

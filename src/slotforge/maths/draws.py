@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 from scipy.stats import chisquare
 
 from slotforge.engine import rng
@@ -76,43 +77,59 @@ def game_draws(game: Game) -> list[Draw]:
     ]
     for mode, tables in raw.get("cell_weights", {}).items():
         draws += [_table(game.code, f"cell_weights.{mode}[{i}]", table) for i, table in enumerate(tables)]
-    draws += _feature_tables(game, raw.get("features", {}), "features")
+    features = getattr(game, "features", None)
+    draws += _feature_tables(game, features if isinstance(features, BaseModel) else raw.get("features", {}), "features")
     return draws + _engine_draws(game)
 
 
-def _table(code: str, where: str, table: dict[str, int] | list[int]) -> Draw:
+def _table(code: str, where: str, table: dict[Any, int] | list[int] | tuple[int, ...]) -> Draw:
     if isinstance(table, dict):
         return Draw(code, where, WEIGHTED, tuple(table.values()), tuple(str(k) for k in table))
     return Draw(code, where, WEIGHTED, tuple(table))
 
 
 def _whole_numbers(value: Any) -> bool:
-    values = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    values = value.values() if isinstance(value, dict) else value if isinstance(value, list | tuple) else None
     return values is not None and len(values) > 1 and all(type(v) is int and v >= 0 for v in values)
 
 
-def _names_a_table(key: str, draw_names: tuple[str, ...]) -> bool:
-    """A key of weights: it says so, or names one of the game's draws (a key ending in
-    ``values`` holds amounts, never weights)."""
-    if "weight" in key:
+def _names_weights(key: str, description: str, draw_names: tuple[str, ...]) -> bool:
+    """A field of weights: its name or its description says so, or it is named after one of the
+    game's draws (a name ending in ``values`` holds amounts, never weights)."""
+    if "weight" in key or "weight" in description:
         return True
     return not key.endswith("values") and any(key.startswith(name) or name.startswith(key) for name in draw_names)
 
 
+def _fields(node: Any) -> list[tuple[str, str, Any]]:
+    """(name, description, value) of a validated model's fields, an object's keys or a list's items."""
+    if isinstance(node, BaseModel):
+        return [(name, info.description or "", getattr(node, name)) for name, info in type(node).model_fields.items()]
+    if isinstance(node, dict):
+        return [(str(key), "", value) for key, value in node.items()]
+    if isinstance(node, list | tuple):
+        return [(f"[{i}]", "", value) for i, value in enumerate(node)]
+    return []
+
+
 def _feature_tables(game: Game, node: Any, where: str) -> list[Draw]:
-    """Weight tables and chances under ``node`` (the model's ``features``), depth first."""
+    """Weight tables, equal choices and chances under ``node`` (the game's validated ``features``,
+    or the model file's), depth first."""
     found: list[Draw] = []
-    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
-    for key, value in items:
-        path = f"{where}.{key}" if isinstance(node, dict) else f"{where}[{key}]"
-        name = str(key) if isinstance(node, dict) else ""
-        if name and _whole_numbers(value) and _names_a_table(name, game.draw_names):
+    for name, description, value in _fields(node):
+        path = f"{where}{name}" if name.startswith("[") else f"{where}.{name}"
+        weights = not name.startswith("[") and _names_weights(name, description, game.draw_names)
+        if "equally" in description and isinstance(value, list | tuple) and len(value) > 1:
+            found.append(Draw(game.code, f"{path} (one of {len(value)}, equally)", UNIFORM, (1,) * len(value),
+                              tuple(str(v) for v in value)))
+        elif weights and _whole_numbers(value):
             found.append(_table(game.code, path, value))
-        elif name and "chance" in name and _whole_numbers(value) and len(value) == 2 and 0 < value[0] <= value[1]:
+        elif weights and isinstance(value, list | tuple) and value and all(_whole_numbers(row) for row in value):
+            found += [_table(game.code, f"{path}[{i}]", row) for i, row in enumerate(value)]
+        elif "chance" in name and _whole_numbers(value) and len(value) == 2 and 0 < value[0] <= value[1]:
             hits, out_of = value
-            found.append(
-                Draw(game.code, f"{path} ({hits} in {out_of})", WEIGHTED, (hits, out_of - hits), ("hit", "miss"))
-            )
+            found.append(Draw(game.code, f"{path} ({hits} in {out_of})", WEIGHTED, (hits, out_of - hits),
+                              ("hit", "miss")))
         else:
             found += _feature_tables(game, value, path)
     return found
