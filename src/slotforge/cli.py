@@ -406,7 +406,7 @@ def par(
     if output is not None:
         check_writable(output, force)
     sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model,
-                        cluster)
+                        cluster, output.parent if output is not None else None)
     if output is None:
         sys.stdout.write(sheet)
         return
@@ -424,14 +424,16 @@ def write_shipped_sheet(code: str, workers: int, cluster: str | None = None) -> 
     check_writable(path, force=True)
     settings = SHIPPED[code]
     sheet = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None,
-                        cluster)
+                        cluster, path.parent)
     write_atomically(path, sheet)
     out.print(f"wrote {path} ({settings.rounds:,} rounds, seed {settings.seed})")
 
 
 def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, model: Path | None,
-                cluster: str | None = None) -> str:
-    from slotforge.maths.par import par_sheet
+                cluster: str | None = None, pictures: Path | None = None) -> str:
+    """A PAR sheet: the RTP report, the simulation, and the win distribution with its pictures
+    (drawn into the folder ``pictures``, beside the sheet; none for a sheet on standard output)."""
+    from slotforge.maths.par import par_sheet, sheet_data
 
     with progress_bar(f"computing the RTP of {code}") as progress:
         task = progress.add_task(f"computing the RTP of {code}", total=None)
@@ -444,7 +446,11 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
     if simulation["interrupted"]:
         err.print("interrupted: no sheet written (a PAR sheet holds complete runs only)")
         raise typer.Exit(INTERRUPTED)
-    return par_sheet(game, report, simulation)
+    log_line(f"the win distribution of {code} and its pictures…")
+    with progress_bar(f"the win distribution of {code}") as progress:
+        progress.add_task(f"the win distribution of {code} and its pictures", total=None)
+        data = sheet_data(game, rounds_, seed, pictures)
+    return par_sheet(game, report, simulation, data)
 
 
 def check_writable(path: Path, force: bool) -> None:
@@ -651,6 +657,40 @@ def resume(
             break
         record = guarded(partial(rounds.resume, game, record, picked))
     finish_round(game, record, None, as_json, save)
+
+
+rng_app = typer.Typer(help="the random number generator: evidence for a test lab", no_args_is_help=True)
+app.add_typer(rng_app, name="rng")
+
+
+@rng_app.command("report")
+def rng_report(
+    output: Path | None = typer.Option(None, "--out", metavar="FILE",
+                                       help="where to write the report [default: docs/rng.md of the source checkout]"),
+    dieharder: bool = typer.Option(True, "--dieharder/--no-dieharder",
+                                   help="run the live generator's output through dieharder (about a minute)"),
+    tests: str | None = typer.Option(None, "--dieharder-tests", metavar="N,N,...",
+                                     help="dieharder test numbers to run (`dieharder -l` lists them) "
+                                          "[default: those that take seconds to a minute]"),
+) -> None:
+    """Write the RNG report: dieharder on the live generator, chi-square tests of every mapped draw of
+    every game, the mapping's proof of no bias, the seeding and re-seeding. Needs Debian's dieharder
+    package (apt-get install dieharder) unless --no-dieharder."""
+    from slotforge.maths import rng_report as rr
+
+    path = output or guarded(lambda: rr.shipped_report_path())
+    check_writable(path, force=output is None)
+    chosen = guarded(lambda: rr.parse_tests(tests)) if tests else rr.DIEHARDER_TESTS
+    battery = None
+    if dieharder:
+        guarded(rr.dieharder_path)
+        log_line(f"running dieharder tests {', '.join(map(str, chosen))} on the live generator…")
+        with progress_bar("dieharder") as progress:
+            progress.add_task("running dieharder on the live generator", total=None)
+            battery = rr.run_dieharder(chosen)
+    log_line("chi-square tests of every mapped draw…")
+    write_atomically(path, rr.report(battery, tests=chosen))
+    out.print(f"wrote {path}")
 
 
 DatabaseOpt = typer.Option(

@@ -220,6 +220,11 @@ class Game(ABC):
         back."""
         return None
 
+    def rtp_configurations(self) -> list[dict[str, Any]]:
+        """Bet configurations whose RTP may differ, for the PAR sheet's RTP per configuration (bet
+        fields, as ``--bet`` takes them). The default bet alone when every bet has the same RTP."""
+        return [{}]
+
     def par_sections(self) -> list[str]:
         """Game-specific Markdown sections of the PAR sheet (feature tables the model holds)."""
         return []
