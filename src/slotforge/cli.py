@@ -209,7 +209,8 @@ def games() -> None:
     code_width = max(len(code) for code, _ in loaded)
     name_width = max(len(game.spec.name) for _, game in loaded)
     for code, game in loaded:
-        out.print(f"{code:{code_width}}  {game.spec.name:{name_width}}  RTP {percent(float(game.spec.rtp), 2):>7}  {model_label(game)}")
+        rtp = percent(float(game.spec.rtp), 2)
+        out.print(f"{code:{code_width}}  {game.spec.name:{name_width}}  RTP {rtp:>7}  {model_label(game)}")
     out.print("(the fingerprint is a hash of the model file: records and reports name it, so every figure "
               "traces to the exact data that produced it)")
 
