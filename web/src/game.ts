@@ -386,10 +386,10 @@ export class GamePage {
       b.addEventListener("click", () => void this.decide(option));
       return b;
     });
-    this.ui.decisions.replaceChildren(
-      h("p", { text: `${humanize(awaiting.decision)} — at stake ${formatMoney(awaiting.win, this.currency)}` }),
-      ...buttons,
-    );
+    // The decision's context is the last thing the round told (an offer, a level reached).
+    const told = round.steps.at(-1)?.events.map((e) => describeEvent(e, this.screen)).filter(Boolean).at(-1);
+    const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
+    this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
     buttons[0]?.focus();
   }
 
