@@ -124,7 +124,13 @@ def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
     started = time.perf_counter()
     page.goto(served.url + "/")
     page.wait_for_selector("#app[data-ready=true]")
-    print(f"\nlobby usable in {time.perf_counter() - started:.3f} s")
+    lobby_s = time.perf_counter() - started
+    started = time.perf_counter()
+    page.goto(served.url + "/play/dynasty")  # no session yet: the page opens a fun one
+    page.wait_for_selector("#app[data-ready=true]")
+    print(f"\nlobby usable in {lobby_s:.3f} s, a game page in {time.perf_counter() - started:.3f} s")
+    page.goto(served.url + "/")
+    page.wait_for_selector("#app[data-ready=true]")
     catalogue = httpx.get(f"{served.url}/v1/games").json()["games"]
     assert {g["code"] for g in catalogue} >= set(GAMES)
     for game in catalogue:
@@ -205,8 +211,16 @@ def test_a_uk_session_has_no_autoplay_keeps_the_rhythm_and_shows_net_position(pa
     page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST" and statuses.append(r.status))
     page.on("request", lambda r: r.url.endswith("/v1/rounds") and r.method == "POST" and starts.append(time.monotonic()))
     net = Decimal("0.00")
-    for _ in range(3):
-        round_ = spin(page)["round"]
+    for turn in range(3):
+        if turn == 0:  # no quick spin and no quick stop here: SPIN stays disabled while the reels turn
+            with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+                page.get_by_role("button", name="Spin").click()
+            assert page.locator(".reels.spinning").count() == 1
+            assert page.get_by_role("button", name="Spin").is_disabled()
+            round_ = answer.value.json()["round"]
+            shown(page, round_["id"])
+        else:
+            round_ = spin(page)["round"]
         while round_["status"] == "awaiting":
             round_ = decide(page, "collect")["round"]
         net += Decimal(round_["total_win"]) - Decimal(round_["total_bet"])
