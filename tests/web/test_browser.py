@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune"]
+GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune", "wish-upon-a-jackpot"]
 QUIET = [["TEN", "KING", "MEDUSA", "ACE", "QUEEN"],
          ["ACE", "QUEEN", "LION", "JACK", "TEN"],
          ["JACK", "EAGLE", "MINOTAUR", "KING", "ACE"]]
@@ -46,6 +46,10 @@ FEATURES = {
                                                                   ["ACE", "QUEEN", "FREESPINS", "JACK", "TEN"],
                                                                   ["JACK", "EAGLE", "MINOTAUR", "KING", "FREESPINS"]]]},
                                   [], {"free"}),
+    **{f"wish-upon-a-jackpot {name.replace('-', ' ')}": ("wish-upon-a-jackpot", example(f"wish-upon-a-jackpot-{name}"),
+                                                        example(f"wish-upon-a-jackpot-{name}", False)["choices"], kinds)
+       for name, kinds in [("deal-maker", {"bonus"}), ("fairy-godmother", {"bonus"}), ("beanstalk", {"bonus"}),
+                           ("three-little-pigs", {"free"}), ("rapunzel", {"free"})]},
     "moon-of-fortune hold the jackpot": ("moon-of-fortune", example("moon-of-fortune-collector"), [], {"bonus"}),
     "moon-of-fortune gamble": ("moon-of-fortune", {"screens": [[["WILD", "WILD", "JACK", "WILD"], ["ACE", "WILD", "WILD", "WILD"],
                                                                 ["JACK", "JACK", "JACK", "WILD"], ["JACK", "JACK", "WILD", "MOONCAKE"]]],
@@ -72,7 +76,7 @@ def open_game(page, served, code: str, query: str = "") -> None:
 
 def name_of(code: str) -> str:
     return {"dynasty": "Dynasty", "golden-grimoire": "Golden Grimoire", "divine-fortune": "Divine Fortune",
-            "moon-of-fortune": "Moon of Fortune"}[code]
+            "moon-of-fortune": "Moon of Fortune", "wish-upon-a-jackpot": "Wish Upon a Jackpot"}[code]
 
 
 def shown(page, round_id: int) -> None:
@@ -120,7 +124,13 @@ def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
     started = time.perf_counter()
     page.goto(served.url + "/")
     page.wait_for_selector("#app[data-ready=true]")
-    print(f"\nlobby usable in {time.perf_counter() - started:.3f} s")
+    lobby_s = time.perf_counter() - started
+    started = time.perf_counter()
+    page.goto(served.url + "/play/dynasty")  # no session yet: the page opens a fun one
+    page.wait_for_selector("#app[data-ready=true]")
+    print(f"\nlobby usable in {lobby_s:.3f} s, a game page in {time.perf_counter() - started:.3f} s")
+    page.goto(served.url + "/")
+    page.wait_for_selector("#app[data-ready=true]")
     catalogue = httpx.get(f"{served.url}/v1/games").json()["games"]
     assert {g["code"] for g in catalogue} >= set(GAMES)
     for game in catalogue:
@@ -137,18 +147,17 @@ def test_a_fun_spin_moves_the_balance_by_the_records_amounts(page_for, served, c
     page = page_for()
     open_game(page, served, code)
     assert page.locator(".mode").inner_text() == "FUN PLAY"
-    for _ in range(2):
-        before = balance(page)
-        body = spin(page)
-        round_ = body["round"]
-        stake = amount(page.locator("output.stake").inner_text())
-        assert stake == Decimal(round_["total_bet"])  # the stake shown is the one taken
-        while round_["status"] == "awaiting":
-            round_ = decide(page, round_["awaiting"]["options"][0])["round"]
-        check_paid(page, before, round_)
-        shown_screen = json.loads(page.locator(".reels").get_attribute("data-screen"))
-        last_screen = [s["screen"] for s in round_["steps"] if s["screen"]][-1]
-        assert shown_screen == last_screen
+    before = balance(page)
+    body = spin(page)
+    round_ = body["round"]
+    stake = amount(page.locator("output.stake").inner_text())
+    assert stake == Decimal(round_["total_bet"])  # the stake shown is the one taken
+    while round_["status"] == "awaiting":
+        round_ = decide(page, round_["awaiting"]["options"][0])["round"]
+    check_paid(page, before, round_)
+    shown_screen = json.loads(page.locator(".reels").get_attribute("data-screen"))
+    last_screen = [s["screen"] for s in round_["steps"] if s["screen"]][-1]
+    assert shown_screen == last_screen
 
 
 @pytest.mark.parametrize("feature", FEATURES)
@@ -202,8 +211,16 @@ def test_a_uk_session_has_no_autoplay_keeps_the_rhythm_and_shows_net_position(pa
     page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST" and statuses.append(r.status))
     page.on("request", lambda r: r.url.endswith("/v1/rounds") and r.method == "POST" and starts.append(time.monotonic()))
     net = Decimal("0.00")
-    for _ in range(3):
-        round_ = spin(page)["round"]
+    for turn in range(3):
+        if turn == 0:  # no quick spin and no quick stop here: SPIN stays disabled while the reels turn
+            with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+                page.get_by_role("button", name="Spin").click()
+            assert page.locator(".reels.spinning").count() == 1
+            assert page.get_by_role("button", name="Spin").is_disabled()
+            round_ = answer.value.json()["round"]
+            shown(page, round_["id"])
+        else:
+            round_ = spin(page)["round"]
         while round_["status"] == "awaiting":
             round_ = decide(page, "collect")["round"]
         net += Decimal(round_["total_win"]) - Decimal(round_["total_bet"])
@@ -276,6 +293,7 @@ SHOWCASE = {
     "golden-grimoire": mystery_without_free_spins(),
     "divine-fortune": example("divine-fortune-wild-on-wild"),
     "moon-of-fortune": example("moon-of-fortune-collector"),
+    "wish-upon-a-jackpot": example("wish-upon-a-jackpot-deal-maker"),
 }
 VIEWS = {"desktop": ({"width": 1280, "height": 800}, False), "phone": ({"width": 390, "height": 844}, True)}
 

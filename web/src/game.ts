@@ -294,7 +294,7 @@ export class GamePage {
       if (this.qaScript) this.qaScript.value = "";
       this.balance = sub(answer.round.balance_before, answer.round.total_bet);
       this.showMeters();
-      await this.showRound(answer, 0);
+      await this.showRound(answer, []);
       return true;
     } catch (error) {
       this.lastStart = error instanceof ApiError && error.code === "MIN_ROUND_DURATION" ? this.lastStart : 0;
@@ -319,7 +319,7 @@ export class GamePage {
     this.refresh();
     try {
       const answer = await request<RoundAnswer>("POST", `/v1/rounds/${round.id}/decisions`, { choice });
-      await this.showRound(answer, round.steps.length);
+      await this.showRound(answer, round.steps);
     } catch (error) {
       this.say(explain(error));
       this.offerDecision(round);
@@ -339,11 +339,16 @@ export class GamePage {
     this.values.clear();
   }
 
-  /** Show a round's steps from ``from`` on, then pay it or offer its decision. */
-  private async showRound(answer: RoundAnswer, from: number): Promise<void> {
+  /** Show what a round's record adds to the steps already ``seen`` (a decision may add steps or
+   * continue the last one), then pay the round or offer its decision. */
+  private async showRound(answer: RoundAnswer, seen: Step[]): Promise<void> {
     const round = answer.round;
     this.root.dataset.round = String(round.id);
-    for (let i = from; i < round.steps.length; i++) await this.showStep(round.steps[i], i > 0);
+    for (let i = 0; i < round.steps.length; i++) {
+      const before = seen[i];
+      if (before && JSON.stringify(before) === JSON.stringify(round.steps[i])) continue;
+      await this.showStep(round.steps[i], i > 0, before);
+    }
     this.balance = answer.balance;
     if (round.status === "awaiting") {
       this.open = round;
@@ -381,16 +386,21 @@ export class GamePage {
       b.addEventListener("click", () => void this.decide(option));
       return b;
     });
-    this.ui.decisions.replaceChildren(
-      h("p", { text: `${humanize(awaiting.decision)} — at stake ${formatMoney(awaiting.win, this.currency)}` }),
-      ...buttons,
-    );
+    // The decision's context is the last thing the round told (an offer, a level reached).
+    const told = round.steps.at(-1)?.events.map((e) => describeEvent(e, this.screen)).filter(Boolean).at(-1);
+    const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
+    this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
     buttons[0]?.focus();
   }
 
-  private async showStep(step: Step, later: boolean): Promise<void> {
+  private async showStep(step: Step, later: boolean, before?: Step): Promise<void> {
     const quick = this.settings.quickSpin && this.rules.turbo;
-    if (step.screen.length) {
+    const whole = step;
+    if (before) {
+      // The step went on after a decision: its screen stays, its new wins and events are told.
+      step = { ...step, wins: step.wins.slice(before.wins.length), events: step.events.slice(before.events.length) };
+      if (JSON.stringify(before.screen) !== JSON.stringify(step.screen)) this.reels.show(step.screen);
+    } else if (step.screen.length) {
       const keep = this.heldCells(step);
       // A screen that changed after it landed (mysteries revealed) lands first as it fell.
       const landed = step.events.find((e) => e.type === "landed" && Array.isArray(e.screen))?.screen as string[][] | undefined;
@@ -408,15 +418,14 @@ export class GamePage {
       const cells = new Set<string>();
       for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
-    } else if (step.kind === "gamble") {
-      this.showGamble(step);
     }
+    if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
     for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
     for (const event of step.events) {
       const line = describeEvent(event, this.screen);
       if (line) this.ui.captions.append(h("li", { text: line }));
     }
-    this.ui.captions.lastElementChild?.scrollIntoView({ block: "nearest" });
+    this.ui.captions.scrollTop = this.ui.captions.scrollHeight;
     const worth = step.wins.length || step.events.some((e) => describeEvent(e, this.screen));
     if (worth) await pause(quick ? 150 : 450);
   }

@@ -29,7 +29,7 @@ export class Reels {
     this.element.className = "reels";
     this.element.style.setProperty("--rows", String(options.rows));
     this.element.style.setProperty("--reels", String(options.reels));
-    this.element.setAttribute("role", "grid");
+    this.element.setAttribute("role", "group");
     this.element.setAttribute("aria-label", "reels");
     for (let reel = 0; reel < options.reels; reel++) {
       const window = document.createElement("div");
@@ -59,7 +59,7 @@ export class Reels {
     return codes
       .map((code, row) =>
         final
-          ? `<div class="cell" role="gridcell" data-row="${row}" data-reel="${reel}" data-symbol="${code}">${this.svg(code)}</div>`
+          ? `<div class="cell" data-row="${row}" data-reel="${reel}" data-symbol="${code}">${this.svg(code)}</div>`
           : `<div class="cell passing">${this.svg(code)}</div>`,
       )
       .join("");

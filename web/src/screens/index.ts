@@ -5,8 +5,9 @@ import { dynasty } from "./dynasty";
 import { goldenGrimoire } from "./golden-grimoire";
 import { moonOfFortune } from "./moon-of-fortune";
 import { picture, type GameScreen } from "./screen";
+import { wishUponAJackpot } from "./wish-upon-a-jackpot";
 
-const SCREENS: GameScreen[] = [dynasty, goldenGrimoire, divineFortune, moonOfFortune];
+const SCREENS: GameScreen[] = [dynasty, goldenGrimoire, divineFortune, moonOfFortune, wishUponAJackpot];
 
 function plain(code: string, name: string): GameScreen {
   return {
