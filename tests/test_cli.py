@@ -69,6 +69,27 @@ def test_simulate_json_fields():
     assert report["rounds"] == 300_000 and 0 < report["ci95"] < report["ci99"] and report["seed"] == 4
 
 
+def test_rtp_of_one_strategy_or_of_each():
+    result = invoke("rtp", "wish-upon-a-jackpot", "--strategy", "worst", "--json")
+    assert result.exit_code == 0, result.output
+    worst = json.loads(result.stdout)
+    assert worst["strategy"] == "worst" and worst["method"].startswith("exact")
+    assert abs(worst["rtp"] - 0.9246) < 0.0005
+    report = json.loads(invoke("rtp", "wish-upon-a-jackpot", "--json").stdout)
+    assert report["strategy"] == "best" and set(report["strategies"]) == {"best", "worst", "first", "last"}
+    assert report["strategies"]["worst"]["rtp"] == worst["rtp"]
+    assert {"deal_maker", "beanstalk", "three_little_pigs", "rapunzel"} <= set(report["parts"])
+
+
+def test_simulate_plays_the_named_strategy():
+    result = invoke("simulate", "wish-upon-a-jackpot", "-n", "200000", "--strategy", "first", "-w", "1", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["strategy"] == "first"
+    # "first" takes the first offer: every Deal Maker is paid at offer 1.
+    assert report["features"]["deal_maker"]["taken_at_offer"]["1"] == 1.0
+
+
 def test_version():
     result = invoke("--version")
     assert result.exit_code == 0 and result.stdout.strip() == f"slotforge {__version__}"
@@ -109,6 +130,9 @@ def test_workers_above_the_cores_are_capped_with_a_word():
         (("par", "dynasty", "--shipped", "-n", "5"), ("--shipped", "--rounds")),
         (("par",), ("GAME: expected one of",)),
         (("play", "golden-grimoire", "--choice", "red"), ("choices[0]: golden-grimoire takes no choices",)),
+        (("rtp", "wish-upon-a-jackpot", "--strategy", "greedy"), ("strategy: wish-upon-a-jackpot has no strategy",
+                                                                   "'best', 'worst', 'first', 'last'")),
+        (("play", "wish-upon-a-jackpot", "--bet", "stake=0.30"), ("bet.stake: expected one of 0.20, 0.40",)),
     ],
 )
 def test_bad_options_are_one_line_errors(args, fragments):

@@ -139,6 +139,22 @@ def workers_option() -> Any:
                         help="processes; 0 = every core (more than the cores is capped)")
 
 
+def cluster_option() -> Any:
+    return typer.Option(None, "--cluster", metavar="ADDRESS",
+                        help="run the simulation's chunks on a Dask cluster: a scheduler's address "
+                             "(tcp://HOST:8786) or local:N (N worker processes started here); same figures "
+                             "as a local run (docs/cluster.md)")
+
+
+def checked_cluster(address: str | None) -> str | None:
+    """The ``--cluster`` address, checked before any work."""
+    if address is not None:
+        from slotforge.maths.cluster import parse_address
+
+        guarded(lambda: parse_address(address))
+    return address
+
+
 def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
     """``--bet lines=10 --bet coin_value=0.05`` as a bet object (whole numbers as ints)."""
     if not pairs:
@@ -189,9 +205,12 @@ def progress_bar(description: str) -> Iterator[Progress]:
 @app.command()
 def games() -> None:
     """List the games: code, name, published RTP and the model they run."""
-    for code in game_codes():
-        game = guarded(lambda code=code: load_game(code))
-        out.print(f"{code:18} {game.spec.name:18} RTP {percent(float(game.spec.rtp), 2):>7}  {model_label(game)}")
+    loaded = [(code, guarded(lambda code=code: load_game(code))) for code in game_codes()]
+    code_width = max(len(code) for code, _ in loaded)
+    name_width = max(len(game.spec.name) for _, game in loaded)
+    for code, game in loaded:
+        rtp = percent(float(game.spec.rtp), 2)
+        out.print(f"{code:{code_width}}  {game.spec.name:{name_width}}  RTP {rtp:>7}  {model_label(game)}")
     out.print("(the fingerprint is a hash of the model file: records and reports name it, so every figure "
               "traces to the exact data that produced it)")
 
@@ -206,6 +225,7 @@ def rtp(
     seconds: float | None = typer.Option(None, "--seconds", min=0.1, metavar="S",
                                          help="where the report simulates: simulate for about this long"),
     strategy: str | None = strategy_option(),
+    cluster: str | None = cluster_option(),
     as_json: bool = json_option("the report"),
     model: Path | None = model_option(),
 ) -> None:
@@ -222,10 +242,11 @@ def rtp(
         def advance(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance)
+        options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance,
+                             cluster=checked_cluster(cluster))
         result = guarded(lambda: the_game.rtp_report(options))
-    if result["method"] == "exact" and (rounds_ or seconds):
-        err.print(f"note: {game}'s RTP is exact: --rounds/--seconds are not used")
+    if result["method"] == "exact" and (rounds_ or seconds or cluster):
+        err.print(f"note: {game}'s RTP is exact: --rounds/--seconds/--cluster are not used")
     if as_json:
         emit_json(result)
         return
@@ -250,6 +271,7 @@ def simulate(
     seed: int = typer.Option(0, "--seed", min=0, metavar="SEED",
                              help="the random seed; the same seed gives the same figures, whatever the workers"),
     workers: int = workers_option(),
+    cluster: str | None = cluster_option(),
     bet: list[str] = bet_option(),
     strategy: str | None = strategy_option(),
     as_json: bool = json_option("the figures"),
@@ -260,8 +282,10 @@ def simulate(
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
+    checked_cluster(cluster)
+    used = 1 if cluster else workers_to_use(workers)
     with interrupts_end_the_run() as run:
-        result = run_simulation(the_game, game, rounds_, seed, workers_to_use(workers), the_bet, model, strategy)
+        result = run_simulation(the_game, game, rounds_, seed, used, the_bet, model, strategy, cluster)
         run["interrupted"] = result["interrupted"]
         if as_json:
             emit_json(result)
@@ -269,15 +293,18 @@ def simulate(
             print_simulation(the_game, result)
 
 
-def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
-                   bet: dict[str, Any] | None, model: Path | None, strategy: str | None = None) -> dict[str, Any]:
+def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int, bet: dict[str, Any] | None,
+                   model: Path | None, strategy: str | None = None, cluster: str | None = None) -> dict[str, Any]:
     """Simulate with a progress bar: first while the round function compiles, then the rounds.
 
     Call it inside :func:`interrupts_end_the_run`."""
     from slotforge.maths.simulate import simulate as run
 
+    where = f"the Dask cluster {cluster}" if cluster else f"{workers} worker(s)"
     loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
-    simulating = f"simulating {code}: {rounds_:,} rounds on {workers} worker(s)…"
+    if cluster:
+        reaching = "starting a local Dask cluster" if cluster.startswith("local:") else f"connecting to {cluster}"
+        loading = f"{reaching}, loading {game.spec.name}'s round function on every worker…"
     with progress_bar("") as progress:
         task = progress.add_task(loading, total=None)
         log_line(loading)
@@ -285,12 +312,12 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
         def compiled(_seconds: float) -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # from now on the simulator counts them
             progress.reset(task, total=rounds_, description=f"simulating {code}")
-            log_line(simulating)
+            log_line(f"simulating {code}: {rounds_:,} rounds on {where}…")
 
         try:
             return guarded(lambda: run(
                 code, rounds_, seed=seed, workers=workers, model=model, bet=bet, strategy=strategy,
-                progress=lambda n: progress.advance(task, n), on_compiled=compiled,
+                progress=lambda n: progress.advance(task, n), on_compiled=compiled, cluster=cluster,
             ))
         except KeyboardInterrupt:
             err.print("interrupted while compiling the round function: nothing was simulated")
@@ -330,7 +357,8 @@ def print_simulation(game: Game, result: dict[str, Any]) -> None:
               f"   max win {result['max_win']:,.2f} x total bet")
     for key, value in flatten(result["features"]):
         out.print(f"{escape(key)}: {escape(describe(key, value))}")
-    out.print(f"speed {result['rounds_per_second']:,.0f} rounds/s on {result['workers']} worker(s) "
+    where = f" of the Dask cluster {result['cluster']}" if result.get("cluster") else ""
+    out.print(f"speed {result['rounds_per_second']:,.0f} rounds/s on {result['workers']} worker(s){where} "
               f"({result['seconds']:.2f} s); round function ready in {result['compile_seconds']:.1f} s "
               "(a first run compiles it, later runs load it from the cache)")
 
@@ -351,32 +379,37 @@ def par(
     seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
                                     help=f"the random seed of the simulation [default: {PAR_SEED}]"),
     workers: int = workers_option(),
+    cluster: str | None = cluster_option(),
     output: Path | None = typer.Option(None, "--out", metavar="FILE",
                                        help="write the sheet here (default: print it on standard output)"),
     force: bool = typer.Option(False, "--force", metavar="", help="overwrite --out when it exists"),
     model: Path | None = model_option(),
 ) -> None:
-    """Write a PAR sheet: the RTP and its parts, simulated figures, paytable, paylines and strips.
+    """Write a PAR sheet: the RTP and its parts, simulated figures, the win distribution, volatility,
+    the top award's odds, the RTP per bet configuration, paytable, paylines and strips.
 
-    Without --out the sheet goes to standard output; --out never overwrites a file unless
-    --force is given. The project's own sheets are regenerated with --shipped only."""
+    With --out the sheet's pictures (PNG) are written beside it; without --out the sheet goes to
+    standard output, without pictures. --out never overwrites a file unless --force is given.
+    The project's own sheets are regenerated with --shipped only."""
     from slotforge.maths.par import SHIPPED
 
-    used = workers_to_use(workers)
+    checked_cluster(cluster)
+    used = 1 if cluster else workers_to_use(workers)
     if shipped:
         given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model}
         clash = [name for name, value in given.items() if value is not None]
         if clash:
             fail(f"--shipped: the shipped sheets use their recorded settings; drop {', '.join(clash)}")
         for code in [game] if game else list(SHIPPED):
-            write_shipped_sheet(code, used)
+            write_shipped_sheet(code, used, cluster)
         return
     if game is None:
         fail(f"GAME: expected one of {game_codes()} (or --shipped)")
     the_game = guarded(lambda: load_game(game, model))
     if output is not None:
         check_writable(output, force)
-    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model)
+    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model,
+                        cluster, output.parent if output is not None else None)
     if output is None:
         sys.stdout.write(sheet)
         return
@@ -384,7 +417,7 @@ def par(
     out.print(f"wrote {output}")
 
 
-def write_shipped_sheet(code: str, workers: int) -> None:
+def write_shipped_sheet(code: str, workers: int, cluster: str | None = None) -> None:
     """Regenerate the project's PAR sheet of ``code`` with its recorded settings."""
     from slotforge.maths.par import SHIPPED, shipped_sheet_path
 
@@ -393,25 +426,34 @@ def write_shipped_sheet(code: str, workers: int) -> None:
     path = guarded(lambda: shipped_sheet_path(code))
     check_writable(path, force=True)
     settings = SHIPPED[code]
-    sheet = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None)
+    sheet = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None,
+                        cluster, path.parent)
     write_atomically(path, sheet)
     out.print(f"wrote {path} ({settings.rounds:,} rounds, seed {settings.seed})")
 
 
-def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, model: Path | None) -> str:
-    from slotforge.maths.par import par_sheet
+def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, model: Path | None,
+                cluster: str | None = None, pictures: Path | None = None) -> str:
+    """A PAR sheet: the RTP report, the simulation, and the win distribution with its pictures
+    (drawn into the folder ``pictures``, beside the sheet; none for a sheet on standard output)."""
+    from slotforge.maths.par import par_sheet, sheet_data
 
     with progress_bar(f"computing the RTP of {code}") as progress:
         task = progress.add_task(f"computing the RTP of {code}", total=None)
-        options = RtpOptions(progress=lambda done, total: progress.update(task, completed=done, total=total))
+        options = RtpOptions(progress=lambda done, total: progress.update(task, completed=done, total=total),
+                             cluster=cluster)
         report = guarded(lambda: game.rtp_report(options))
     with interrupts_end_the_run() as run:
-        simulation = run_simulation(game, code, rounds_, seed, workers, None, model)
+        simulation = run_simulation(game, code, rounds_, seed, workers, None, model, cluster=cluster)
         run["interrupted"] = simulation["interrupted"]
     if simulation["interrupted"]:
         err.print("interrupted: no sheet written (a PAR sheet holds complete runs only)")
         raise typer.Exit(INTERRUPTED)
-    return par_sheet(game, report, simulation)
+    log_line(f"the win distribution of {code} and its pictures…")
+    with progress_bar(f"the win distribution of {code}") as progress:
+        progress.add_task(f"the win distribution of {code} and its pictures", total=None)
+        data = sheet_data(game, rounds_, seed, pictures)
+    return par_sheet(game, report, simulation, data)
 
 
 def check_writable(path: Path, force: bool) -> None:
@@ -620,6 +662,40 @@ def resume(
     finish_round(game, record, None, as_json, save)
 
 
+rng_app = typer.Typer(help="the random number generator: evidence for a test lab", no_args_is_help=True)
+app.add_typer(rng_app, name="rng")
+
+
+@rng_app.command("report")
+def rng_report(
+    output: Path | None = typer.Option(None, "--out", metavar="FILE",
+                                       help="where to write the report [default: docs/rng.md of the source checkout]"),
+    dieharder: bool = typer.Option(True, "--dieharder/--no-dieharder",
+                                   help="run the live generator's output through dieharder (about a minute)"),
+    tests: str | None = typer.Option(None, "--dieharder-tests", metavar="N,N,...",
+                                     help="dieharder test numbers to run (`dieharder -l` lists them) "
+                                          "[default: those that take seconds to a minute]"),
+) -> None:
+    """Write the RNG report: dieharder on the live generator, chi-square tests of every mapped draw of
+    every game, the mapping's proof of no bias, the seeding and re-seeding. Needs Debian's dieharder
+    package (apt-get install dieharder) unless --no-dieharder."""
+    from slotforge.maths import rng_report as rr
+
+    path = output or guarded(lambda: rr.shipped_report_path())
+    check_writable(path, force=output is None)
+    chosen = guarded(lambda: rr.parse_tests(tests)) if tests else rr.DIEHARDER_TESTS
+    battery = None
+    if dieharder:
+        guarded(rr.dieharder_path)
+        log_line(f"running dieharder tests {', '.join(map(str, chosen))} on the live generator…")
+        with progress_bar("dieharder") as progress:
+            progress.add_task("running dieharder on the live generator", total=None)
+            battery = rr.run_dieharder(chosen)
+    log_line("chi-square tests of every mapped draw…")
+    write_atomically(path, rr.report(battery, tests=chosen))
+    out.print(f"wrote {path}")
+
+
 DatabaseOpt = typer.Option(
     None, "--database", help="database URL (default sqlite:///slotforge.db; or SLOTFORGE_DATABASE_URL)"
 )
@@ -663,6 +739,9 @@ def serve(
         os.environ["SLOTFORGE_QA"] = "true"
     if config is not None:
         os.environ["SLOTFORGE_CONFIG"] = str(config.resolve())
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    out.print(f"slotforge: play in a browser at http://{shown_host}:{port}/ once the log says "
+              "'Application startup complete' (the first start compiles the games: a few minutes)", highlight=False)
     uvicorn.run("slotforge.rgs.app:app_from_environment", factory=True, host=host, port=port, workers=workers,
                 log_level="info", timeout_graceful_shutdown=5)
 

@@ -200,3 +200,30 @@ def test_the_code_fingerprint_follows_the_rules_source(tmp_path):
     (package / "rules.py").write_text("PAY = 2\n")
     assert code_fingerprint(package) != before
     assert before.startswith("slotforge ")
+
+
+# -- decide_with: a strategy's answer the game works out itself --------------------------------------
+def _decide_with(choices, strategy, answer, offered=0b011):
+    """decide_with on decision 1 (options stand at other indexes among the choice names: see
+    ``option_table``), called from Python; returns (choice, the log's rows)."""
+    from slotforge.engine.outcomes import decide_with, make_outcomes, option_table
+
+    names = ("take", "leave", "skip")
+    table = option_table([("skip",), ("take", "leave")], names)
+    outcomes = make_outcomes(np.zeros(8, dtype=np.uint64), (1, 1), choices=[names.index(c) for c in choices],
+                             options=table, strategy=strategy)
+    log = events.new_log(8)
+    choice = decide_with(outcomes, log, 1, offered, 40, answer)
+    return int(choice), events.rows(log)
+
+
+def test_decide_with_takes_the_script_first_then_waits_in_live_play_then_the_games_answer():
+    from slotforge.engine.outcomes import NOT_AN_OPTION, WAIT
+
+    assert _decide_with(["leave"], strategy=0, answer=0)[0] == 1  # the script, not the answer
+    choice, log = _decide_with([], strategy=WAIT, answer=0)  # live play: waits, whatever the answer
+    assert choice == WAIT and [list(row[:4]) for row in log] == [[events.AWAIT, 1, 0b011, 40]]
+    assert _decide_with([], strategy=2, answer=1)[0] == 1  # the simulator: the game's answer
+    choice, log = _decide_with([], strategy=0, answer=1, offered=0b001)  # an answer not offered
+    assert choice == NOT_AN_OPTION and log[0][0] == events.INVALID_CHOICE
+    assert _decide_with(["skip"], strategy=0, answer=0)[0] == NOT_AN_OPTION  # another decision's option

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from slotforge.engine import events
+from slotforge.engine import events, rng
 from slotforge.engine.evaluate import (
     compile_count_table,
     compile_paytable,
@@ -139,6 +139,30 @@ compiled_popcount = njit(lambda x: popcount(x))
 def test_popcount(value):
     compiled = compiled_popcount
     assert compiled(np.uint64(value)) == bin(value).count("1") == popcount(np.uint64(value))
+
+
+@njit
+def _draws_bounded_by_popcount(stream, count, mask):
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        out[i] = rng.bounded(stream, 15 - popcount(mask))
+    return out
+
+
+@njit
+def _draws_bounded_by_constant(stream, count):
+    out = np.empty(count, dtype=np.int64)
+    for i in range(count):
+        out[i] = rng.bounded(stream, 15)
+    return out
+
+
+def test_a_bound_counted_by_popcount_draws_like_a_constant_one():
+    """A bound computed with popcount inside compiled code must not freeze the random stream."""
+    counted = _draws_bounded_by_popcount(rng.xoshiro_stream(1), 50, np.uint64(0))
+    constant = _draws_bounded_by_constant(rng.xoshiro_stream(1), 50)
+    assert counted.tolist() == constant.tolist()
+    assert len(set(counted.tolist())) > 5
 
 
 COUNT_RAW = {**RAW, "count_pays": {"DRAGON": {3: 5, 5: 20, 8: 100}, "NINE": {4: 2}}}

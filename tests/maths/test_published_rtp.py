@@ -47,3 +47,19 @@ def test_golden_grimoire_simulated_rounds_hold_the_published_rtp():
     result = simulate("golden-grimoire", 30_000_000, seed=20261203)
     assert result["ci99"] < 0.002
     assert abs(result["rtp"] - float(game.spec.rtp)) < result["ci99"], CONFIDENCE
+
+
+def test_wish_upon_a_jackpot_exact_rtp_is_the_published_range():
+    # Published as "from 92.46 to 95.26%": the worst and the best Deal Maker strategy.
+    game = load_game("wish-upon-a-jackpot")
+    report = game.rtp_report()
+    assert report["method"].startswith("exact")
+    assert abs(report["strategies"]["best"]["rtp"] - float(game.spec.rtp)) <= 0.00005
+    assert abs(report["strategies"]["worst"]["rtp"] - 0.9246) <= 0.00005
+
+
+def test_wish_upon_a_jackpot_simulated_rounds_hold_the_published_rtp():
+    game = load_game("wish-upon-a-jackpot")
+    result = simulate("wish-upon-a-jackpot", 40_000_000, seed=20261203, strategy="best")
+    assert result["ci99"] < 0.0035  # the features' spread: 7.8 x stake per round
+    assert abs(result["rtp"] - float(game.spec.rtp)) < result["ci99"], CONFIDENCE

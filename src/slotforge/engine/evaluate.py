@@ -84,7 +84,10 @@ def _ctpop(typingctx, x):
     return signature, codegen
 
 
-@overload(popcount, inline="always")
+# Not inlined at numba's IR level: numba 0.68 mis-renames variables when this overload is
+# IR-inlined into a caller that also inlines kernels (a random stream then stopped advancing).
+# It takes a scalar, so there is no reference counting to save, and LLVM inlines it anyway.
+@overload(popcount)
 def _popcount_compiled(x):
     return lambda x: np.int64(_ctpop(np.uint64(x)))
 

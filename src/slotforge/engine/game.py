@@ -42,14 +42,16 @@ class Operator:
 @dataclass(frozen=True)
 class RtpOptions:
     """What an RTP report is asked for: which bet and strategy, and, where the report simulates,
-    its budget (rounds or seconds; the game's default when neither is given) and a progress
-    callback ``(done, total)``."""
+    its budget (rounds or seconds; the game's default when neither is given), a progress
+    callback ``(done, total)`` and the Dask cluster to run its chunks on (an address or
+    ``local:N``; see :mod:`slotforge.maths.cluster`)."""
 
     bet: dict[str, Any] | None = None
     strategy: str | None = None
     rounds: int | None = None
     seconds: float | None = None
     progress: Callable[[int, int], None] | None = None
+    cluster: str | None = None
 
 
 @dataclass(frozen=True)
@@ -217,6 +219,11 @@ class Game(ABC):
         jackpot pool, not by the round, so the simulator adds this share to what players get
         back."""
         return None
+
+    def rtp_configurations(self) -> list[dict[str, Any]]:
+        """Bet configurations whose RTP may differ, for the PAR sheet's RTP per configuration (bet
+        fields, as ``--bet`` takes them). The default bet alone when every bet has the same RTP."""
+        return [{}]
 
     def par_sections(self) -> list[str]:
         """Game-specific Markdown sections of the PAR sheet (feature tables the model holds)."""

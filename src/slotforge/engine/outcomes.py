@@ -151,15 +151,41 @@ def decide(outcomes, log, decision, offered, win, strategy):
     ``INVALID_CHOICE`` and returns ``NOT_AN_OPTION``.
     """
     choice = next_choice(outcomes, decision)
-    named = -1
-    if choice == WAIT:
-        which = outcomes.strategy[0]
-        if which == WAIT:
-            events.emit(log, events.AWAIT, decision, offered, win)
-            return WAIT
-        choice = strategy(which, decision, offered, win)
-    else:
-        named = outcomes.choices[outcomes.cursors[CHOICE] - 1]
+    if choice != WAIT:
+        return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
+    which = outcomes.strategy[0]
+    if which == WAIT:
+        events.emit(log, events.AWAIT, decision, offered, win)
+        return WAIT
+    return checked_choice(log, decision, offered, strategy(which, decision, offered, win), -1)
+
+
+@kernel
+def strategy_playing(outcomes):
+    """The index of the strategy answering this round's unscripted decisions (``WAIT`` in live
+    play): what a game reads to work out its answer for :func:`decide_with`."""
+    return outcomes.strategy[0]
+
+
+@kernel
+def decide_with(outcomes, log, decision, offered, win, answer):
+    """:func:`decide` for a decision whose strategic answer needs the game's own tables (an
+    offer weighed against what is still to come): the game works out ``answer``, the option
+    the strategy of :func:`strategy_playing` takes here, and this asks the script first and
+    waits in live play exactly as :func:`decide` does."""
+    choice = next_choice(outcomes, decision)
+    if choice != WAIT:
+        return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
+    if outcomes.strategy[0] == WAIT:
+        events.emit(log, events.AWAIT, decision, offered, win)
+        return WAIT
+    return checked_choice(log, decision, offered, answer, -1)
+
+
+@kernel
+def checked_choice(log, decision, offered, choice, named):
+    """``choice`` when it is among the ``offered`` options; else ``INVALID_CHOICE`` is emitted
+    (naming the script's choice id ``named``, -1 for a strategy's) and ``NOT_AN_OPTION`` returned."""
     if choice < 0 or choice >= 63 or not (offered >> choice) & 1:
         events.emit(log, events.INVALID_CHOICE, decision, named, offered)
         return NOT_AN_OPTION

@@ -15,6 +15,7 @@ REGISTRY = {
     "divine-fortune": "slotforge.games.divine_fortune:DivineFortune",
     "golden-grimoire": "slotforge.games.golden_grimoire:GoldenGrimoire",
     "moon-of-fortune": "slotforge.games.moon_of_fortune:MoonOfFortune",
+    "wish-upon-a-jackpot": "slotforge.games.wish_upon_a_jackpot:WishUponAJackpot",
 }
 
 

@@ -2,22 +2,18 @@
 
 Work is cut into fixed chunks, and chunk ``i`` draws from its own xoshiro256** stream seeded by
 ``(seed, i)``. The figures therefore depend only on the seed and the number of rounds, never on
-how many worker processes shared the chunks. Each worker runs the game's compiled round
+how many worker processes shared the chunks, or whether they ran on a Dask cluster
+(:mod:`slotforge.maths.runner`). Each worker runs the game's compiled round
 function in a compiled loop with recording off and the gamble off (it returns 100% by
 construction, so it is left out of the RTP as the rules' maths does).
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-import signal
-import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +24,10 @@ from slotforge.engine.game import Operator
 from slotforge.engine.loop import TOTALS
 from slotforge.games import load_game
 from slotforge.maths import stats
+from slotforge.maths.cluster import Cluster, open_cluster
+from slotforge.maths.runner import Interrupts, run_chunks
+
+__all__ = ["CHUNK", "Interrupts", "Partial", "chunk_stream", "plan", "report", "simulate", "simulate_chunk"]
 
 CHUNK = 1 << 20  # rounds per chunk: the unit of work, of seeding and of progress
 
@@ -76,14 +76,6 @@ def simulate_chunk(
     return Partial(int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]), float(squares), tally)
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _chunk_task(args: tuple) -> Partial:
-    return simulate_chunk(*args)
-
-
 def plan(rounds: int, chunk: int = CHUNK) -> Iterator[int]:
     """Rounds per chunk: full chunks and a last partial one, produced lazily (a run of 10^15
     rounds must not build its task list first)."""
@@ -115,32 +107,6 @@ def worker_count(requested: int) -> tuple[int, str | None]:
     return requested, None
 
 
-class Interrupts:
-    """Counts Ctrl-C (SIGINT) instead of raising, while installed, so that a simulation can
-    stop between chunks however many times the signal arrives.
-
-    The first interrupt stops handing out chunks (those under way finish and count); a second
-    one gives up waiting for them too. The previous handler is restored on exit. Outside the
-    main thread (where Python cannot install handlers) it counts nothing.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._previous: Any = None
-
-    def _handle(self, signum: int, frame: Any) -> None:
-        self.count += 1
-
-    def __enter__(self) -> Interrupts:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-
-
 def simulate(
     code: str,
     rounds: int,
@@ -152,14 +118,17 @@ def simulate(
     bet: dict[str, Any] | None = None,
     on_compiled: Callable[[float], None] | None = None,
     strategy: str | None = None,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
     """Simulate ``rounds`` rounds of game ``code``; Ctrl-C stops early and reports what ran.
 
     ``bet`` is the game's bet fields (the model's defaults when omitted); ``strategy`` names
-    the game's strategy answering its decisions (its default when omitted). The round function is
-    compiled (or loaded from the disk cache) first, and timed apart: ``compile_seconds`` in the
-    report, ``on_compiled(seconds)`` when it is done, so that ``rounds_per_second`` is the
-    rounds' own speed.
+    the game's strategy answering its decisions (its default when omitted). ``cluster`` (a Dask
+    scheduler's address, or ``local:N``) runs the chunks there instead of on ``workers`` local
+    processes; the figures are the same. The round function is compiled (or loaded from the
+    disk cache) first, on every worker of a cluster too, and timed apart: ``compile_seconds``
+    in the report, ``on_compiled(seconds)`` when it is done, so that ``rounds_per_second`` is
+    the rounds' own speed.
     """
     if rounds < 1:
         raise ValueError(f"rounds: expected a positive number of rounds, got {rounds}")
@@ -168,74 +137,42 @@ def simulate(
     game = load_game(code, model)
     model_path = str(model) if model else None
     played = game.parse_bet(bet) if bet else game.simulation_bet()
-    compiling = time.perf_counter()
     strategy = game.strategies[game.strategy_index(strategy)] if game.strategies else None
-    simulate_chunk(code, seed, 0, 1, model_path, bet, strategy)  # compiles, or loads the compiled code
-    compile_seconds = time.perf_counter() - compiling
-    if on_compiled:
-        on_compiled(compile_seconds)
-    tasks = ((code, seed, i, size, model_path, bet, strategy) for i, size in enumerate(plan(rounds, chunk)))
-    workers = min(workers, -(-rounds // chunk))
-    total = Partial()
-    started = time.perf_counter()
-    with Interrupts() as interrupts:
-        run = _run_here if workers == 1 else partial(_run_in_pool, workers=workers)
-        run(tasks, total, progress, interrupts)
-    elapsed = time.perf_counter() - started
-    interrupted = total.rounds < rounds
-    result = report(game, played, total, elapsed, seed, workers, interrupted)
+    with open_cluster(cluster) as where:
+        compiling = time.perf_counter()
+        warm_up = (code, seed, 0, 1, model_path, bet, strategy)
+        simulate_chunk(*warm_up)  # compiles, or loads the compiled code
+        if where is not None:
+            where.on_every_worker(simulate_chunk, *warm_up)
+        compile_seconds = time.perf_counter() - compiling
+        if on_compiled:
+            on_compiled(compile_seconds)
+        tasks = ((code, seed, i, size, model_path, bet, strategy) for i, size in enumerate(plan(rounds, chunk)))
+        total, elapsed, used = run_simulation_chunks(tasks, -(-rounds // chunk), workers, where, progress)
+    result = report(game, played, total, elapsed, seed, used, total.rounds < rounds)
     result["compile_seconds"] = compile_seconds
     result["strategy"] = strategy
+    if cluster is not None:
+        result["cluster"] = cluster
     return result
 
 
-def _run_here(tasks: Iterator[tuple], total: Partial, progress: Callable[[int], None] | None,
-              interrupts: Interrupts) -> None:
-    """Play the chunks in this process, checking for Ctrl-C between them."""
-    try:
-        for task in tasks:
-            if interrupts.count:
-                return
-            part = _chunk_task(task)
-            total.add(part)
-            if progress:
-                progress(part.rounds)
-    except KeyboardInterrupt:  # raised by a progress callback, or before the handler was in place
-        return
+def run_simulation_chunks(tasks: Iterator[tuple], chunks: int, workers: int, cluster: Cluster | None,
+                          progress: Callable[[int], None] | None) -> tuple[Partial, float, int]:
+    """Play :func:`simulate_chunk` tasks here, on local workers or on a cluster, summing them in
+    chunk order: (the sums, seconds, workers used)."""
+    used = cluster.slots if cluster is not None else min(workers, chunks)
+    total = Partial()
 
+    def take(part: Partial) -> None:
+        total.add(part)
+        if progress:
+            progress(part.rounds)
 
-def _run_in_pool(tasks: Iterator[tuple], total: Partial, progress: Callable[[int], None] | None,
-                 interrupts: Interrupts, workers: int) -> None:
-    """Play the chunks on ``workers`` processes, a few chunks ahead of the results.
-
-    Keeping only a few chunks in flight bounds memory whatever the number of rounds, and lets
-    a first Ctrl-C stop quickly: nothing new is handed out and the chunks under way still count.
-    A second Ctrl-C stops waiting for them.
-    """
-    context = mp.get_context("fork" if os.name == "posix" else "spawn")
-    pool = context.Pool(workers, initializer=_ignore_sigint)
-    pending: deque = deque()
-    try:
-        while interrupts.count < 2:
-            while not interrupts.count and len(pending) < 2 * workers:
-                task = next(tasks, None)
-                if task is None:
-                    break
-                pending.append(pool.apply_async(_chunk_task, (task,)))
-            if not pending:
-                break
-            pending[0].wait(0.05)
-            for result in [r for r in pending if r.ready()]:
-                pending.remove(result)
-                part = result.get()
-                total.add(part)
-                if progress:
-                    progress(part.rounds)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        pool.terminate()
-        pool.join()
+    started = time.perf_counter()
+    with Interrupts() as interrupts:
+        run_chunks(simulate_chunk, tasks, take, interrupts, workers=used, cluster=cluster)
+    return total, time.perf_counter() - started, used
 
 
 def report(

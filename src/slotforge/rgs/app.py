@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from slotforge.engine import round as runner
 from slotforge.engine.game import Game, Operator
 from slotforge.games import game_codes, load_game
-from slotforge.rgs import operator_api, player_api
+from slotforge.rgs import operator_api, player_api, web
 from slotforge.rgs.database import connect, migrate
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.jackpots import EmbeddedJackpots, has_pool
@@ -76,6 +76,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app.state.server = server
     app.include_router(player_api.router)
     app.include_router(operator_api.router)
+    web.install(app)
     install_error_answers(app)
     app.add_middleware(BodyLimit)
     return app

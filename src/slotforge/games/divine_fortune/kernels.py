@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from slotforge.engine import events
-from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, window_masks
+from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, popcount, window_masks
 from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.outcomes import WAIT, decide, draw_weighted, forced_screen, scripted
@@ -162,16 +162,6 @@ def refuse(info, reason, screen, row, reel, symbol):
     info[I_ROW] = row
     info[I_REEL] = reel
     info[I_SYMBOL] = symbol
-
-
-@kernel
-def bit_count(mask):
-    """How many bits of ``mask`` are set."""
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
 
 
 @kernel
@@ -356,7 +346,7 @@ def fall(work, held, full, log):
     if events.recording(log):
         rows, reels = work.window.shape
         cells = cell_mask(held, rows, reels)
-        events.emit(log, events.FEATURE, F_FALLING_WILDS, cells, bit_count(cells))
+        events.emit(log, events.FEATURE, F_FALLING_WILDS, cells, popcount(cells))
 
 
 # -- free spins ------------------------------------------------------------------------------

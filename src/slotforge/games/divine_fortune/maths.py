@@ -20,7 +20,6 @@ replaced by their expectations, so the interval is that of the re-spins alone.
 from __future__ import annotations
 
 import math
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Callable
@@ -39,7 +38,9 @@ from slotforge.engine.loop import MAX_UNITS, TOTALS
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune import measure
 from slotforge.maths import exact, stats
-from slotforge.maths.simulate import chunk_stream
+from slotforge.maths.cluster import Cluster, open_cluster
+from slotforge.maths.runner import run_chunks
+from slotforge.maths.simulate import chunk_stream, plan
 
 RTP_ROUNDS = 420_000_000  # conditioned rounds of the default report
 FREE_SPIN_SHARE = 5  # one single free spin simulated per this many conditioned rounds
@@ -196,21 +197,26 @@ class Budget:
 
 
 def run(model: str, kind: str, budget: Budget, seed: int, workers: int, bet: np.ndarray,
-        expected: tuple[int, ...] = ()) -> tuple[np.ndarray, float, np.ndarray]:
-    """Chunks of a simulation, summed; seeded per chunk so workers do not change the figures.
+        expected: tuple[int, ...] = (), cluster: Cluster | None = None) -> tuple[np.ndarray, float, np.ndarray]:
+    """Chunks of a simulation, summed in chunk order; seeded per chunk so that neither the
+    workers nor a cluster change the figures.
 
     With a time budget, chunks are taken in order until the time is up (at least one).
     """
     rounds = budget.rounds
-    sizes = [CHUNK] * (rounds // CHUNK) + ([rounds % CHUNK] if rounds % CHUNK else [])
     arguments = tuple(int(x) for x in bet)
-    tasks = [Task(model, kind, seed, CHUNK_OFFSETS[kind] + i, n, arguments, expected) for i, n in enumerate(sizes)]
-    play_chunk(Task(model, kind, seed, CHUNK_OFFSETS[kind], 1, arguments, expected))  # compile before forking
+    tasks = ((Task(model, kind, seed, CHUNK_OFFSETS[kind] + i, n, arguments, expected),)
+             for i, n in enumerate(plan(rounds, CHUNK)))
+    warm_up = Task(model, kind, seed, CHUNK_OFFSETS[kind], 1, arguments, expected)
+    play_chunk(warm_up)  # compile before forking
+    if cluster is not None:
+        cluster.on_every_worker(play_chunk, warm_up)
     started = time.perf_counter()
-    parts = []
+    parts: list[tuple[np.ndarray, float, np.ndarray]] = []
 
-    def report_progress() -> bool:
-        """Report progress; True when the time budget is spent."""
+    def take(part: tuple[np.ndarray, float, np.ndarray]) -> bool:
+        """Count a chunk and report progress; True when the time budget is spent."""
+        parts.append(part)
         if budget.seconds is None:
             if budget.progress:
                 budget.progress(sum(int(p[0][0]) for p in parts), rounds)
@@ -220,18 +226,7 @@ def run(model: str, kind: str, budget: Budget, seed: int, workers: int, bet: np.
             budget.progress(min(int(spent * 1000), int(budget.seconds * 1000)), int(budget.seconds * 1000))
         return spent >= budget.seconds
 
-    if workers > 1 and len(tasks) > 1:
-        with mp.get_context("fork").Pool(workers) as pool:
-            for part in pool.imap(play_chunk, tasks):
-                parts.append(part)
-                if report_progress():
-                    break
-            pool.terminate()
-    else:
-        for task in tasks:
-            parts.append(play_chunk(task))
-            if report_progress():
-                break
+    run_chunks(play_chunk, tasks, take, workers=workers, cluster=cluster)
     totals = sum(p[0] for p in parts)
     totals[MAX_UNITS] = max(p[0][MAX_UNITS] for p in parts)
     return totals, sum(p[1] for p in parts), sum(p[2] for p in parts)
@@ -340,12 +335,14 @@ def rtp_report(
     bonus = BonusMaths(game, game.stake_row(bet))
     free_budget, round_budget = budget_of(options)
     with_progress(free_budget, round_budget, options.progress)
-    fs_totals, fs_squares, fs_tally = run(model, "free", free_budget, seed, workers, arguments)
-    fs = stats.summarise(int(fs_totals[0]), int(fs_totals[1]), fs_squares, units)
-    free_spin_units = fs["rtp"] * units
-    first = first_spin(game)
-    expected = conditioning(game, free_spin_units, bonus)
-    totals, squares, tally = run(model, "conditioned", round_budget, seed, workers, arguments, expected)
+    with open_cluster(options.cluster) as cluster:
+        workers = cluster.slots if cluster else workers
+        fs_totals, fs_squares, fs_tally = run(model, "free", free_budget, seed, workers, arguments, cluster=cluster)
+        fs = stats.summarise(int(fs_totals[0]), int(fs_totals[1]), fs_squares, units)
+        free_spin_units = fs["rtp"] * units
+        first = first_spin(game)
+        expected = conditioning(game, free_spin_units, bonus)
+        totals, squares, tally = run(model, "conditioned", round_budget, seed, workers, arguments, expected, cluster)
     n = int(totals[0])
     added = stats.summarise(n, int(totals[1]), squares, units * measure.MILLI)
     respins = int(tally[k.T_RESPIN_WIN]) / n / units

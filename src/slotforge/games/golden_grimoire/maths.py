@@ -22,8 +22,11 @@ the design tool.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,6 +53,9 @@ from slotforge.games.golden_grimoire.rules import (
     screen_win,
     transform,
 )
+from slotforge.maths.cluster import open_cluster
+from slotforge.maths.runner import run_chunks
+from slotforge.maths.simulate import plan
 from slotforge.maths.stats import z
 
 FREE_SEED = 2026
@@ -221,29 +227,68 @@ def planned_features(options: RtpOptions, done: int, spent: float) -> int:
     return max(done, int(done / spent * options.seconds)) if spent > 0 else done
 
 
-def free_by_draw(game: GoldenGrimoire, seed: int = FREE_SEED, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-    """Simulated free-spins win per trigger (x total bet), with its 99% half-width, within the
-    budget of ``options`` (see :func:`next_batch`), reporting progress in features."""
+def free_batch(model: str | None, seed: int, batch: int, size: int) -> tuple[int, np.ndarray]:
+    """Simulate batch ``batch`` of free-spin features (``size`` of them) from its own stream
+    seeded by ``(seed, batch)``: ``size`` and the sums of :func:`_free_features`. The report's
+    chunk function, wherever it runs."""
+    from slotforge.games import load_game
+
+    game = load_game("golden-grimoire", Path(model) if model else None)
     rows, reels = game.grid
     symbols = len(game.spec.symbols)
-    stake = game.bet_options.coins_per_level
     weights = np.diff(game.tables.free_weights, prepend=0)
-    chances = weights / weights.sum()
-    trigger = trigger_chance(game)
     results = np.zeros(3 + len(POOL))
-    features, batch, mean, std, half_width = 0, 0, 0.0, 0.0, math.inf
+    outcomes = simulation_outcomes(xoshiro_stream([seed, batch]), game.grid)
+    work, spare = make_work(rows, reels, symbols), make_work(rows, reels, symbols)
+    _free_features(game.tables, outcomes, work, spare, size, weights / weights.sum(), results)
+    return size, results
+
+
+def batch_sizes(options: RtpOptions) -> Iterator[int]:
+    """The batches the report may simulate, in order: exactly ``options.rounds`` features, else
+    full batches until the report's rule stops it (:func:`next_batch`)."""
+    if options.rounds is not None:
+        yield from plan(options.rounds, FREE_FEATURES)
+        return
+    for _ in itertools.count() if options.seconds is not None else range(FREE_MAX_BATCHES):
+        yield FREE_FEATURES
+
+
+def mean_and_std(results: np.ndarray, features: int) -> tuple[float, float]:
+    """The mean feature win and its sample standard deviation (coins) from the summed results."""
+    mean = results[0] / features
+    return mean, math.sqrt(max(results[1] / features - mean * mean, 0.0) * features / max(features - 1, 1))
+
+
+def free_by_draw(game: GoldenGrimoire, seed: int = FREE_SEED, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+    """Simulated free-spins win per trigger (x total bet), with its 99% half-width, within the
+    budget of ``options`` (see :func:`next_batch`), reporting progress in features.
+
+    Batches are summed in order, so a cluster (``options.cluster``) gives the same figures."""
+    stake = game.bet_options.coins_per_level
+    trigger = trigger_chance(game)
+    model = None if game.path == Path(game.model_file) else str(game.path)
+    results = np.zeros(3 + len(POOL))
+    features = 0
     started = time.perf_counter()
-    while size := next_batch(options, features, half_width, time.perf_counter() - started):
-        outcomes = simulation_outcomes(xoshiro_stream([seed, batch]), game.grid)
-        work, spare = make_work(rows, reels, symbols), make_work(rows, reels, symbols)
-        _free_features(game.tables, outcomes, work, spare, size, chances, results)
-        features += size
-        batch += 1
-        mean = results[0] / features
-        std = math.sqrt(max(results[1] / features - mean * mean, 0.0) * features / max(features - 1, 1))
-        half_width = z(0.99) * std / math.sqrt(features) * trigger / stake
+
+    def take(batch: tuple[int, np.ndarray]) -> bool:
+        """Add a batch; True when the report's budget is spent."""
+        nonlocal features
+        features += batch[0]
+        results[:] += batch[1]
+        _, std = mean_and_std(results, features)
+        spent = time.perf_counter() - started
         if options.progress:
-            options.progress(features, planned_features(options, features, time.perf_counter() - started))
+            options.progress(features, planned_features(options, features, spent))
+        return next_batch(options, features, z(0.99) * std / math.sqrt(features) * trigger / stake, spent) == 0
+
+    tasks = ((model, seed, batch, size) for batch, size in enumerate(batch_sizes(options)))
+    with open_cluster(options.cluster) as cluster:
+        if cluster is not None:
+            cluster.on_every_worker(free_batch, model, seed, 0, 1)
+        run_chunks(free_batch, tasks, take, cluster=cluster)
+    mean, std = mean_and_std(results, features)
     if options.progress:
         options.progress(features, features)
     kinds = len(POOL)

@@ -362,6 +362,10 @@ class MoonOfFortune(Game):
 
         return par_sections(self)
 
+    def rtp_configurations(self) -> list[dict[str, Any]]:
+        """Every Chance Level at every Volatility Level (the base bet only scales the wins)."""
+        return [{"chance_level": level, "volatility": volatility} for level, volatility in self.configurations]
+
     def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
         from slotforge.games.moon_of_fortune.maths import rtp_report
 

@@ -1,0 +1,462 @@
+"""Wish Upon a Jackpot's exact maths: every part of the RTP is computed, nothing simulated.
+
+All figures are multiples of the stake.
+
+- **Line wins.** Reel stops are uniform and independent, so the cell a payline crosses on a reel
+  shows the strip's symbol frequencies whatever its row; a line's expected win is a sum over
+  the symbol tuples of one line (:func:`slotforge.maths.exact._expected_one_line`, the engine's
+  own evaluator). A cell turned WILD shows WILD, or BONUS with the strip's BONUS frequency (a
+  BONUS stays), so a line with the reels in a set ``S`` turned WILD is the same sum with those
+  reels' frequencies replaced: 32 sets, each computed once (:func:`wild_set_values`).
+- **The Fairy Godmother.** Her wishes choose their cells independently of the screen. For every
+  wish we enumerate its cell sets (Puss in Boots' 15 cells, Pinocchio's subsets, the Gingerbread
+  Man's reels) and, for every line, which of its reels they cover: the chance of each set ``S``
+  per line, summed over the lines (:func:`wish_line_value`).
+- **The Fairy Tale Bonus.** Its chance is the product of reels 1, 3 and 5 showing a BONUS (a
+  reel shows at most one, and a wish never removes one).
+- **Deal Maker.** Backward induction over the five offers, in exact fractions: the value of
+  leaving offer k is the expected value of offer k + 1 played on; the best strategy takes what is
+  worth at least that, the worst what is worth less (:func:`deal_values`).
+- **Jack and the Beanstalk.** The chance of reaching each level is a product of grow chances.
+- **3 Little Pigs.** Pigs pick their cells uniformly among the cells not WILD and the wolf clears
+  them all, so given n WILDs standing, their cells are a uniform n-set: a Markov chain over n,
+  each spin paying the expectation of a uniform n-set (:func:`pigs_value`).
+- **Rapunzel.** A chain over the tower's levels; the spin's line win is taken conditionally on
+  whether reel 5 shows PRINCE (which blocks lines through its cell), per row of reel 5.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from slotforge.engine import events
+from slotforge.engine.bet import Bet
+from slotforge.engine.game import Operator, RtpOptions
+from slotforge.engine.loop import HITS, ROUNDS, TOTALS, WIN_UNITS
+from slotforge.engine.rng import xoshiro_stream
+from slotforge.games.wish_upon_a_jackpot import kernels as k
+from slotforge.maths import stats
+from slotforge.maths.exact import _expected_one_line, one_line_table, symbol_probabilities
+
+REELS = 5
+SUBSETS = 1 << REELS
+STRATEGIES = ("best", "worst", "first", "last")
+
+
+# -- line wins under WILD cells ---------------------------------------------------------------
+def line_value(game, probs: np.ndarray) -> float:
+    """Expected win of one line, in line bets (= x stake averaged over 20 lines), when reel r
+    shows symbol s with ``probs[r, s]``."""
+    return float(_expected_one_line(one_line_table(game.tables.pay, REELS), probs))
+
+
+def wild_reel(game, probs: np.ndarray, reel: int) -> np.ndarray:
+    """``probs`` with the line's cell on ``reel`` turned WILD (a BONUS stays)."""
+    wild, bonus = (game.spec.symbol_id(code) for code in ("WILD", "BONUS"))
+    changed = probs.copy()
+    changed[reel] = 0.0
+    changed[reel, bonus] = probs[reel, bonus]
+    changed[reel, wild] = 1.0 - probs[reel, bonus]
+    return changed
+
+
+def wild_set_values(game, mode: str) -> np.ndarray:
+    """``[S]``: a line's expected win when the reels in bit set ``S`` show a WILD cell."""
+    base = symbol_probabilities(getattr(game.tables, mode), len(game.spec.symbols))
+    values = np.zeros(SUBSETS)
+    for subset in range(SUBSETS):
+        probs = base
+        for reel in range(REELS):
+            if (subset >> reel) & 1:
+                probs = wild_reel(game, probs, reel)
+        values[subset] = line_value(game, probs)
+    return values
+
+
+def line_subset(game, line: int, cells: int) -> int:
+    """The reels on which ``line`` crosses a cell of mask ``cells``."""
+    rows = game.tables.pay.line_rows[line]
+    return sum(1 << reel for reel in range(REELS) if (cells >> (rows[reel] * REELS + reel)) & 1)
+
+
+def wish_line_value(game, cell_sets: list[tuple[float, int]], values: np.ndarray) -> float:
+    """Expected line win (x stake) of a screen whose cells of a mask drawn from ``cell_sets``
+    ((chance, mask) pairs) are turned WILD."""
+    lines = game.tables.pay.line_rows.shape[0]
+    total = 0.0
+    for chance, cells in cell_sets:
+        total += chance * sum(values[line_subset(game, line, cells)] for line in range(lines)) / lines
+    return total
+
+
+def wish_cell_sets(game) -> dict[str, list[tuple[float, int]]]:
+    """Puss in Boots' and the Gingerbread Man's cell masks with their chances (Pinocchio's
+    cells are a uniform set: :func:`uniform_set_value`)."""
+    g = game.features.godmother
+    puss = [(1 / game.cells, int(mask)) for mask in game.tables.puss]
+    gingerbread = [
+        (1 / len(g.gingerbread_reels), sum(1 << (row * REELS + reel - 1) for row in range(3)))
+        for reel in g.gingerbread_reels
+    ]
+    return {"puss_in_boots": puss, "gingerbread_man": gingerbread}
+
+
+def pinocchio_value(game, values: np.ndarray) -> float:
+    """Pinocchio's line win (x stake): his WILDs are a uniform set of the drawn size."""
+    counts = game.features.godmother.pinocchio_wilds
+    total = sum(counts.values())
+    return sum(weight / total * uniform_set_value(values, n, game.cells) for n, weight in counts.items())
+
+
+def uniform_set_value(values: np.ndarray, wilds: int, cells: int) -> float:
+    """A line's expected win when ``wilds`` cells of the screen, a uniform set, are WILD: the
+    line's own 5 cells hold |S| of them with C(cells - 5, wilds - |S|) / C(cells, wilds)."""
+    total = 0.0
+    for subset in range(SUBSETS):
+        inside = bin(subset).count("1")
+        if inside > wilds:
+            continue
+        total += math.comb(cells - REELS, wilds - inside) / math.comb(cells, wilds) * values[subset]
+    return total
+
+
+# -- the features -----------------------------------------------------------------------------
+def deal_values(game) -> dict[str, Fraction]:
+    """The Deal Maker's expected prize (x stake) under each strategy, and the continuation
+    values of the best and the worst strategy after each offer (``best_after``/``worst_after``)."""
+    deal = game.features.deal_maker
+    offers = [
+        [(Fraction(w, sum(row)), Fraction(v)) for v, w in zip(deal.values, row, strict=True)] for row in deal.weights
+    ]
+    mean = [sum(p * v for p, v in offer) for offer in offers]
+    best_after = [mean[-1]]
+    worst_after = [mean[-1]]
+    for offer in reversed(offers[1:-1]):
+        best_after.insert(0, sum(p * max(v, best_after[0]) for p, v in offer))
+        worst_after.insert(0, sum(p * min(v, worst_after[0]) for p, v in offer))
+    best = sum(p * max(v, best_after[0]) for p, v in offers[0])
+    worst = sum(p * min(v, worst_after[0]) for p, v in offers[0])
+    return {
+        "best": best,
+        "worst": worst,
+        "first": mean[0],
+        "last": mean[-1],
+        "best_after": best_after,
+        "worst_after": worst_after,
+    }
+
+
+def deal_thresholds(game) -> tuple[list[int], list[int]]:
+    """For offers 1-4, in units: the least offer the best strategy takes (worth at least what
+    leaving brings) and the bound below which the worst strategy takes (worth less)."""
+    values = deal_values(game)
+    stake = game.parse_bet({}).total_units
+    take_from = [math.ceil(v * stake) for v in values["best_after"]]
+    take_below = [math.ceil(v * stake) for v in values["worst_after"]]
+    return take_from, take_below
+
+
+def beanstalk_value(game) -> dict[str, float]:
+    """The beanstalk's expected prize (x stake) and its chance of reaching the Golden Goose."""
+    beans = game.features.beanstalk
+    reach = 1.0
+    value = 0.0
+    for prize, (grows, collect) in zip(beans.trail, beans.grow, strict=True):
+        value += reach * collect / (grows + collect) * prize
+        reach *= grows / (grows + collect)
+    eggs = beans.eggs
+    egg = sum(v * w for v, w in zip(eggs.values, eggs.weights, strict=True)) / sum(eggs.weights)
+    return {"value": value + reach * egg, "eggs_chance": reach, "egg_mean": egg}
+
+
+def pigs_value(game) -> dict[str, float]:
+    """3 Little Pigs' expected win (x stake): a chain over how many WILDs stand."""
+    pigs = game.features.three_little_pigs
+    cells = game.cells
+    values = wild_set_values(game, "pigs")
+    per_spin = np.array([uniform_set_value(values, n, cells) for n in range(cells + 1)])
+    total = sum(pigs.events.values())
+    move = np.zeros((cells + 1, cells + 1))
+    for n in range(cells + 1):
+        for event, weight in pigs.events.items():
+            index = k.PIG_EVENTS.index(event)
+            after = 0 if index == k.WOLF else min(cells, n + index)
+            move[n, after] += weight / total
+    standing = np.zeros(cells + 1)
+    standing[0] = 1.0
+    value = 0.0
+    wilds = 0.0
+    for _ in range(pigs.spins):
+        standing = standing @ move
+        value += float(standing @ per_spin)
+        wilds += float(standing @ np.arange(cells + 1))
+    return {"value": value, "wilds_per_spin": wilds / pigs.spins}
+
+
+def rapunzel_value(game) -> dict[str, float]:
+    """Rapunzel's expected win (x stake) and spins: each spin climbs with the chance ``q`` that
+    reel 5 shows PRINCE, and pays its line win at the level reached."""
+    tables = game.tables
+    reelset = tables.rapunzel
+    prince = game.spec.symbol_id("PRINCE")
+    symbols = len(game.spec.symbols)
+    base = symbol_probabilities(reelset, symbols)
+    length = int(reelset.lengths[4])
+    strip = reelset.strips[4, :length]
+    shows = reelset.counts[4, :length, prince] > 0
+    q = float(shows.mean())
+    lines = tables.pay.line_rows
+
+    def conditional(group: np.ndarray) -> float:
+        stops = np.flatnonzero(group)
+        total = 0.0
+        for line in range(lines.shape[0]):
+            row = lines[line, 4]
+            probs = base.copy()
+            probs[4] = np.bincount(strip[(stops + row) % length], minlength=symbols) / len(stops)
+            total += line_value(game, probs)
+        return total / lines.shape[0]
+
+    with_prince, without = conditional(shows), conditional(~shows)
+    ladder = game.features.rapunzel.multipliers
+    top = len(ladder) - 1
+    # value[level]: what the spins from ``level`` to the top are expected to pay.
+    value = [0.0] * (top + 1)
+    for level in range(top - 1, -1, -1):
+        value[level] = (
+            q * (with_prince * ladder[level + 1] + value[level + 1]) + (1 - q) * without * ladder[level]
+        ) / q
+    return {"value": value[0], "spins": top / q, "prince_chance": q}
+
+
+# -- the whole game ---------------------------------------------------------------------------
+def rtp_parts(game) -> dict[str, Any]:
+    """Every part of the RTP (x stake), with the Deal Maker per strategy."""
+    spec = game.spec
+    g = game.features.godmother
+    values = wild_set_values(game, "base")
+    godmother = g.chance[0] / g.chance[1]
+    wish_total = sum(g.wishes.values())
+    sets = wish_cell_sets(game)
+    wishes = {name: wish_line_value(game, sets[name], values) for name in sets}
+    wishes["pinocchio"] = pinocchio_value(game, values)
+    wish_mean = sum(g.wishes[name] / wish_total * wishes[name] for name in k.WISHES)
+    bonus = spec.symbol_id("BONUS")
+    trigger = 1.0
+    for reel in (0, 2, 4):
+        length = int(game.tables.base.lengths[reel])
+        trigger *= float((game.tables.base.counts[reel, :length, bonus] > 0).mean())
+    weights = game.features.fairy_tale.features
+    chances = {name: weights[name] / sum(weights.values()) for name in k.FEATURES}
+    deal = deal_values(game)
+    beans, pigs, tower = beanstalk_value(game), pigs_value(game), rapunzel_value(game)
+    return {
+        "line_plain": values[0],
+        "godmother": godmother,
+        "wishes": wishes,
+        "wish_mean": wish_mean,
+        "trigger": trigger,
+        "feature_chances": chances,
+        "deal": deal,
+        "beanstalk": beans,
+        "pigs": pigs,
+        "rapunzel": tower,
+    }
+
+
+def strategy_parts(found: dict[str, Any], strategy: str) -> dict[str, float]:
+    """The RTP's parts (x stake) under one Deal Maker strategy."""
+    g = found["godmother"]
+    trigger, chances = found["trigger"], found["feature_chances"]
+    return {
+        "base_lines": (1 - g) * found["line_plain"],
+        "fairy_godmother_spins": g * found["wish_mean"],
+        "deal_maker": trigger * chances["deal_maker"] * float(found["deal"][strategy]),
+        "beanstalk": trigger * chances["beanstalk"] * found["beanstalk"]["value"],
+        "three_little_pigs": trigger * chances["three_little_pigs"] * found["pigs"]["value"],
+        "rapunzel": trigger * chances["rapunzel"] * found["rapunzel"]["value"],
+    }
+
+
+def strategy_rtps(game) -> dict[str, float]:
+    """The exact RTP under each Deal Maker strategy."""
+    found = rtp_parts(game)
+    return {name: sum(strategy_parts(found, name).values()) for name in STRATEGIES}
+
+
+def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
+    """The exact RTP of one strategy (the default: best), with every strategy's RTP beside it.
+    It is the same at every stake: every prize is a multiple of the stake."""
+    bet = game.parse_bet(options.bet)
+    strategy = game.strategies[game.strategy_index(options.strategy)]
+    found = rtp_parts(game)
+    parts = strategy_parts(found, strategy)
+    every = {
+        name: {"rtp": sum(strategy_parts(found, name).values()), "deal_maker_mean_x_stake": float(found["deal"][name])}
+        for name in STRATEGIES
+    }
+    report: dict[str, Any] = {
+        "game": game.code,
+        "model": game.model_id,
+        "bet": bet.as_json(),
+        "method": "exact: combinatorics over the reel strips and the wishes' cells, backward induction over the "
+        "Deal Maker's offers, Markov chains over the pigs' WILDs and Rapunzel's tower",
+        "strategy": strategy,
+        "rtp": sum(parts.values()),
+        "parts": parts,
+        "published_rtp": float(game.spec.rtp),
+        "strategies": every,
+        "fairy_godmother_frequency": found["godmother"],
+        "fairy_tale_bonus_frequency": found["trigger"],
+        "fairy_tale_bonus_one_in": 1 / found["trigger"],
+        "feature_chances": found["feature_chances"],
+        "beanstalk_value_x_stake": found["beanstalk"]["value"],
+        "golden_goose_chance": found["beanstalk"]["eggs_chance"],
+        "three_little_pigs_value_x_stake": found["pigs"]["value"],
+        "rapunzel_value_x_stake": found["rapunzel"]["value"],
+        "rapunzel_spins_mean": found["rapunzel"]["spins"],
+    }
+    if options.progress:
+        options.progress(1, 1)
+    return report
+
+
+def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+    """Feature frequencies and RTP parts from the simulator's tallies."""
+    stake = rounds * bet.total_units
+    bonus = tally["fairy_tale"]
+    report: dict[str, Any] = {
+        "base_game": {"rtp": tally["base_win"] / stake, "wish_spins_rtp": tally["wish_win"] / stake},
+        "fairy_godmother": {
+            "frequency": tally["godmother"] / rounds,
+            **{wish: tally[f"wish_{wish}"] / rounds for wish in k.WISHES},
+        },
+        "fairy_tale_bonus": {"frequency": bonus / rounds, "one_in": rounds / bonus if bonus else None},
+    }
+    for name in k.FEATURES:
+        count = tally[name]
+        report[name] = {
+            "rtp": tally[f"{name}_win"] / stake,
+            "frequency": count / rounds,
+            "mean_x_stake": tally[f"{name}_win"] / count / bet.total_units if count else None,
+        }
+    deals = tally["deal_maker"]
+    report["deal_maker"]["taken_at_offer"] = {
+        str(n): tally[f"deal_taken_{n}"] / deals if deals else None for n in range(1, k.OFFERS + 1)
+    }
+    report["beanstalk"]["golden_goose_share"] = tally["eggs"] / tally["beanstalk"] if tally["beanstalk"] else None
+    report["three_little_pigs"]["wilds_per_spin"] = (
+        tally["pig_wilds"] / tally["pig_spins"] if tally["pig_spins"] else None
+    )
+    report["rapunzel"]["spins_per_feature"] = tally["rapunzel_spins"] / tally["rapunzel"] if tally["rapunzel"] else None
+    return report
+
+
+def simulate_session(game, rounds: int, strategy: str, seed: int = 1) -> dict[str, Any]:
+    """``rounds`` complete rounds in this process under a Deal Maker ``strategy``: RTP, spread
+    and the features' tallies."""
+    bet = game.parse_bet({})
+    outcomes = game.outcomes(
+        xoshiro_stream([seed, game.strategy_index(strategy)]), strategy=game.strategy_index(strategy)
+    )
+    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    totals = np.zeros(TOTALS, dtype=np.int64)
+    squares = game.simulate_rounds(
+        game.tables,
+        game.bet_arguments(bet, Operator()),
+        game.state_array({}, bet),
+        outcomes,
+        events.off(),
+        game.scratch(),
+        rounds,
+        tally,
+        totals,
+    )
+    summary = stats.summarise(int(totals[ROUNDS]), int(totals[WIN_UNITS]), float(squares), bet.total_units)
+    return {
+        **summary,
+        "hits": int(totals[HITS]) / rounds,
+        "tally": dict(zip(k.TALLY, (int(x) for x in tally), strict=True)),
+    }
+
+
+def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
+    """The PAR sheet's strategy tables (exact, and simulated with ``rounds`` rounds each) and the
+    features' tables."""
+    found = rtp_parts(game)
+    lines = [
+        "## The Deal Maker's strategies (exact)",
+        "",
+        "The only choice that moves the return: TAKE IT or LEAVE IT after each of the first four offers.",
+        "RTP and parts in percent of the stake; the Deal Maker's mean prize in multiples of the stake.",
+        "",
+        "| strategy | RTP | base lines | Fairy Godmother spins | Deal Maker | Beanstalk | 3 Little Pigs | Rapunzel | "
+        "Deal Maker mean |",
+        "|---" * 9 + "|",
+    ]
+    for name in STRATEGIES:
+        parts = strategy_parts(found, name)
+        cells = " | ".join(f"{value * 100:.4f}%" for value in parts.values())
+        lines.append(
+            f"| {name}: {game.describe_strategy(name)} | {sum(parts.values()) * 100:.4f}% | {cells} | "
+            f"{float(found['deal'][name]):.4f} |"
+        )
+    lines += [
+        "",
+        f"Simulated, {rounds:,} complete rounds per strategy (seed {seed}): the RTP with its 99% interval against "
+        "the exact one.",
+        "",
+        "| strategy | exact RTP | simulated RTP | std per round | hit frequency | Deal Maker mean (simulated) |",
+        "|---" * 6 + "|",
+    ]
+    stake = game.parse_bet({}).total_units
+    for name in STRATEGIES:
+        session = simulate_session(game, rounds, name, seed)
+        deals = session["tally"]["deal_maker"]
+        mean = session["tally"]["deal_maker_win"] / deals / stake if deals else 0.0
+        exact = sum(strategy_parts(found, name).values())
+        lines.append(
+            f"| {name} | {exact * 100:.4f}% | {session['rtp'] * 100:.3f}% ± {session['ci99'] * 100:.3f} | "
+            f"{session['std']:.2f} | {session['hits'] * 100:.2f}% | {mean:.3f} |"
+        )
+    deal = found["deal"]
+    take_from, take_below = deal_thresholds(game)
+    lines += [
+        "",
+        "Continuation values (x stake) after each offer, and what each strategy takes there:",
+        "",
+        "| offer | best: leaving is worth | best takes from | worst: leaving is worth | worst takes below |",
+        "|---" * 5 + "|",
+    ]
+    for offer in range(k.OFFERS - 1):
+        lines.append(
+            f"| {offer + 1} | {float(deal['best_after'][offer]):.4f} | {take_from[offer] / stake:g}x | "
+            f"{float(deal['worst_after'][offer]):.4f} | {take_below[offer] / stake:g}x |"
+        )
+    f = game.features
+    lines += [
+        "",
+        "## Features (model tables)",
+        "",
+        f"- Fairy Godmother: {f.godmother.chance[0]} in {f.godmother.chance[1]} base spins; wishes "
+        f"{dict(f.godmother.wishes)}; Pinocchio's WILDs {dict(f.godmother.pinocchio_wilds)}; the Gingerbread "
+        f"Man's reels {f.godmother.gingerbread_reels}. Line win of a wish spin (x stake): "
+        + ", ".join(f"{name} {value:.4f}" for name, value in found["wishes"].items())
+        + ".",
+        f"- Fairy Tale Bonus: 1 in {1 / found['trigger']:.1f} base spins; features {dict(f.fairy_tale.features)}.",
+        f"- Deal Maker: values {f.deal_maker.values} x stake; weights per offer {f.deal_maker.weights}.",
+        f"- Beanstalk: trail {f.beanstalk.trail} x stake, grow/COLLECT weights {[list(p) for p in f.beanstalk.grow]}; "
+        f"eggs {f.beanstalk.eggs.values} x stake weighted {f.beanstalk.eggs.weights}; reaches the eggs with "
+        f"{found['beanstalk']['eggs_chance']:.5f}; mean {found['beanstalk']['value']:.4f} x stake.",
+        f"- 3 Little Pigs: {f.three_little_pigs.spins} spins, events {dict(f.three_little_pigs.events)}; "
+        f"{found['pigs']['wilds_per_spin']:.3f} WILDs standing per spin; mean {found['pigs']['value']:.4f} x stake.",
+        f"- Rapunzel: multipliers {f.rapunzel.multipliers} by tower level; PRINCE shows with "
+        f"{found['rapunzel']['prince_chance']:.4f} per spin; {found['rapunzel']['spins']:.2f} spins and "
+        f"{found['rapunzel']['value']:.4f} x stake on average.",
+        "",
+    ]
+    return lines

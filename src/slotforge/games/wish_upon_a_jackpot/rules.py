@@ -1,0 +1,404 @@
+"""Wish Upon a Jackpot: 5x3, 20 fixed lines, the Fairy Godmother's wishes on any base spin, and
+the Fairy Tale Bonus revealing Rumpelstiltskin's Deal Maker, Jack and the Beanstalk, 3 Little
+Pigs Free Spins or Rapunzel Free Spins.
+
+The compiled round is in :mod:`.kernels`; this module is the game's Python face: the model's
+sections, bets, scripts and the round record's game-specific events. The maths is in
+:mod:`.maths`; the Deal Maker's strategies read thresholds it computes exactly.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import Field, field_validator, model_validator
+
+from slotforge.engine.bet import Bet, format_money, parse_choice, reject_unknown
+from slotforge.engine.evaluate import compile_paytable, compile_reelset
+from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.masks import compile_row_masks
+from slotforge.engine.model import Choice, ModelError, Strict, check_weights
+from slotforge.games.wish_upon_a_jackpot import kernels as k
+from slotforge.games.wish_upon_a_jackpot.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
+
+LINES = 20  # fixed lines; a win unit is the line bet, a twentieth of the stake
+
+
+class BetOptions(Strict):
+    stakes: Choice = Field(description="total stake options (currency)")
+
+
+class Godmother(Strict):
+    chance: tuple[int, int] = Field(description="she appears on a base spin with num/den")
+    wishes: dict[str, int] = Field(description="weights of puss_in_boots, pinocchio, gingerbread_man")
+    pinocchio_wilds: dict[int, int] = Field(description="weights of how many cells Pinocchio turns WILD")
+    gingerbread_reels: list[int] = Field(min_length=1, description="the reels (1-based) he may turn WILD, equally")
+
+    @model_validator(mode="after")
+    def _valid(self) -> Godmother:
+        num, den = self.chance
+        if not 0 < num < den < 2**32:
+            raise ValueError(f"chance: expected 0 < num < den < 2**32, got {[num, den]}")
+        if set(self.wishes) != set(k.WISHES):
+            raise ValueError(f"wishes: expected a weight for each of {list(k.WISHES)}")
+        check_weights(self.wishes)
+        check_weights(self.pinocchio_wilds)
+        return self
+
+
+class FairyTale(Strict):
+    features: dict[str, int] = Field(description="weights of the four features")
+
+    @field_validator("features")
+    @classmethod
+    def _four(cls, features: dict[str, int]) -> dict[str, int]:
+        if set(features) != set(k.FEATURES):
+            raise ValueError(f"expected a weight for each of {list(k.FEATURES)}")
+        return check_weights(features)
+
+
+class DealMaker(Strict):
+    values: list[int] = Field(min_length=1, description="offer multipliers of the stake")
+    weights: list[list[int]] = Field(description="one weight per value, for each of the 5 offers")
+
+    @model_validator(mode="after")
+    def _valid(self) -> DealMaker:
+        if len(self.weights) != k.OFFERS or any(len(w) != len(self.values) for w in self.weights):
+            raise ValueError(f"weights: expected {k.OFFERS} rows of {len(self.values)} weights (one per value)")
+        for row in self.weights:
+            check_weights(row)
+        if min(self.values) <= 0:
+            raise ValueError("values: expected positive multipliers")
+        return self
+
+
+class Eggs(Strict):
+    values: list[int] = Field(min_length=1, description="the Golden Goose's prizes, x stake")
+    weights: list[int]
+
+    @model_validator(mode="after")
+    def _valid(self) -> Eggs:
+        if len(self.weights) != len(self.values):
+            raise ValueError("weights: expected one weight per value")
+        check_weights(self.weights)
+        return self
+
+
+class Beanstalk(Strict):
+    trail: list[int] = Field(min_length=1, description="the prize at each level, x stake")
+    grow: list[tuple[int, int]] = Field(description="weights of grows and COLLECT at each level")
+    eggs: Eggs
+
+    @model_validator(mode="after")
+    def _valid(self) -> Beanstalk:
+        if len(self.grow) != len(self.trail):
+            raise ValueError("grow: expected one [grows, COLLECT] pair per level of the trail")
+        for pair in self.grow:
+            check_weights(list(pair))
+        return self
+
+
+class ThreeLittlePigs(Strict):
+    spins: int = Field(gt=0)
+    events: dict[str, int] = Field(description="weights of none, pig_1, pig_2, pig_3 (k cells WILD), wolf")
+
+    @field_validator("events")
+    @classmethod
+    def _all(cls, found: dict[str, int]) -> dict[str, int]:
+        if set(found) != set(k.PIG_EVENTS):
+            raise ValueError(f"expected a weight for each of {list(k.PIG_EVENTS)}")
+        return check_weights(found)
+
+
+class Rapunzel(Strict):
+    multipliers: list[int] = Field(min_length=2, description="the multiplier at each tower level; the last is the top")
+
+
+class Features(Strict):
+    godmother: Godmother
+    fairy_tale: FairyTale
+    deal_maker: DealMaker
+    beanstalk: Beanstalk
+    three_little_pigs: ThreeLittlePigs
+    rapunzel: Rapunzel
+
+
+def cumulative(weights) -> np.ndarray:
+    return np.cumsum(np.array(list(weights), dtype=np.int64))
+
+
+def options(prefix: str, count: int) -> tuple[str, ...]:
+    return tuple(f"{prefix}_{n}" for n in range(1, count + 1))
+
+
+class WishUponAJackpot(Game):
+    code = "wish-upon-a-jackpot"
+    model_file = Path(__file__).with_name("model.json")
+    draw_names = (
+        "godmother",
+        "wish",
+        "puss_cell",
+        "pinocchio_wilds",
+        "wild_cell",
+        "gingerbread_reel",
+        "feature",
+        "offer",
+        "bean",
+        "egg",
+        "pig",
+    )
+    decisions = (
+        Decision("storybook", options("book", 4)),
+        Decision("orb", options("orb", 3)),
+        Decision("bean", options("bean", 3)),
+        Decision("egg", options("egg", 3)),
+        Decision("deal", ("take", "leave")),
+    )
+    strategies = ("best", "worst", "first", "last")
+    tally_names = k.TALLY
+    simulate_rounds = staticmethod(simulate_rounds)
+
+    # -- model ------------------------------------------------------------------------------
+    def compile(self) -> None:
+        self.bet_options: BetOptions = self.section(BetOptions, "bet")
+        self.features: Features = self.section(Features, "features")
+        self.check_model()
+        spec, f = self.spec, self.features
+        pay = compile_paytable(spec)
+        stake = LINES
+        ids = {code: spec.symbol_id(code) for code in ("WILD", "BONUS", "PRINCE")}
+        params = np.zeros(k.P_LAST, dtype=np.int64)
+        params[k.P_WILD], params[k.P_BONUS], params[k.P_PRINCE] = ids["WILD"], ids["BONUS"], ids["PRINCE"]
+        params[k.P_STORYBOOKS], params[k.P_ORBS] = len(self.decisions[0].options), len(self.decisions[1].options)
+        params[k.P_BEANS], params[k.P_EGGS] = len(self.decisions[2].options), len(self.decisions[3].options)
+        params[k.P_PIG_SPINS] = f.three_little_pigs.spins
+        params[k.P_TOP] = len(f.rapunzel.multipliers) - 1
+        godmother, beans = f.godmother, f.beanstalk
+        self.tables = k.Tables(
+            pay=pay,
+            base=compile_reelset(spec, "base", pay),
+            pigs=compile_reelset(spec, "pigs", pay),
+            rapunzel=compile_reelset(spec, "rapunzel", pay),
+            rows=compile_row_masks(pay, spec.grid.rows),
+            carries=self._carries(),
+            godmother=cumulative([godmother.chance[0], godmother.chance[1] - godmother.chance[0]]),
+            wishes=cumulative(godmother.wishes[w] for w in k.WISHES),
+            puss=self._puss_cells(),
+            pinocchio_wilds=np.array(list(godmother.pinocchio_wilds), dtype=np.int64),
+            pinocchio_weights=cumulative(godmother.pinocchio_wilds.values()),
+            gingerbread_reels=np.array([r - 1 for r in godmother.gingerbread_reels], dtype=np.int64),
+            features=cumulative(f.fairy_tale.features[name] for name in k.FEATURES),
+            offers=np.array(f.deal_maker.values, dtype=np.int64) * stake,
+            offer_weights=np.array([cumulative(row) for row in f.deal_maker.weights]),
+            take_from=np.zeros(k.OFFERS - 1, dtype=np.int64),
+            take_below=np.zeros(k.OFFERS - 1, dtype=np.int64),
+            trail=np.array(beans.trail, dtype=np.int64) * stake,
+            grow=np.array([cumulative(pair) for pair in beans.grow]),
+            eggs=np.array(beans.eggs.values, dtype=np.int64) * stake,
+            egg_weights=cumulative(beans.eggs.weights),
+            pig_events=cumulative(f.three_little_pigs.events[e] for e in k.PIG_EVENTS),
+            ladder=np.array(f.rapunzel.multipliers, dtype=np.int64),
+            params=params,
+        )
+        from slotforge.games.wish_upon_a_jackpot.maths import deal_thresholds
+
+        take_from, take_below = deal_thresholds(self)
+        self.tables.take_from[:] = take_from
+        self.tables.take_below[:] = take_below
+
+    @property
+    def cells(self) -> int:
+        rows, reels = self.grid
+        return rows * reels
+
+    def check_model(self) -> None:
+        """Refuse a model the compiled round cannot play as the rules say."""
+        where = str(self.path)
+        spec = self.spec
+        for code in ("WILD", "BONUS", "PRINCE"):
+            if code not in self.codes:
+                raise ModelError(f"{where}: symbols: Wish Upon a Jackpot needs a {code} symbol")
+        for mode in k.MODE_NAMES:
+            if mode not in spec.reels:
+                raise ModelError(f"{where}: reels.{mode}: Wish Upon a Jackpot needs {mode} reel strips")
+        if (spec.grid.rows, spec.grid.reels) != (3, 5) or spec.line_count != LINES:
+            raise ModelError(f"{where}: grid: Wish Upon a Jackpot is 5 reels x 3 rows with {LINES} lines")
+        for mode, symbol in (("base", "BONUS"), ("rapunzel", "PRINCE")):
+            for reel, strip in enumerate(spec.reels[mode], start=1):
+                if self._shows_two(strip, symbol):
+                    raise ModelError(
+                        f"{where}: reels.{mode}[{reel}]: {symbol} must stand 3 stops from the next one "
+                        "(a reel shows at most one)"
+                    )
+        if "PRINCE" not in spec.reels["rapunzel"][4]:
+            raise ModelError(
+                f"{where}: reels.rapunzel[5]: PRINCE must stand on reel 5 (Rapunzel's spins end at the "
+                "top of the tower)"
+            )
+        g = self.features.godmother
+        if any(n < 1 or n > self.cells for n in g.pinocchio_wilds):
+            raise ModelError(f"{where}: features.godmother.pinocchio_wilds: expected counts from 1 to {self.cells}")
+        if any(not 1 <= r <= 5 for r in g.gingerbread_reels):
+            raise ModelError(f"{where}: features.godmother.gingerbread_reels: expected reels 1 to 5")
+
+    @staticmethod
+    def _shows_two(strip: list[str], symbol: str) -> bool:
+        length = len(strip)
+        return any(
+            strip[i] == symbol and symbol in (strip[(i + 1) % length], strip[(i + 2) % length]) for i in range(length)
+        )
+
+    def _carries(self) -> np.ndarray:
+        rows, reels = self.grid
+        carries = np.zeros((len(k.MODE_NAMES), reels, len(self.spec.symbols)), dtype=np.bool_)
+        for mode, name in enumerate(k.MODE_NAMES):
+            for reel, strip in enumerate(self.spec.reels[name]):
+                for code in strip:
+                    carries[mode, reel, self.spec.symbol_id(code)] = True
+        return carries
+
+    def _puss_cells(self) -> np.ndarray:
+        """For each cell Puss in Boots lands on: that cell and the ones next to it (up, down,
+        left, right), as a mask."""
+        rows, reels = self.grid
+        masks = np.zeros(self.cells, dtype=np.int64)
+        for cell in range(self.cells):
+            row, reel = divmod(cell, reels)
+            for dr, dc in ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)):
+                r, c = row + dr, reel + dc
+                if 0 <= r < rows and 0 <= c < reels:
+                    masks[cell] |= 1 << (r * reels + c)
+        return masks
+
+    def scratch(self) -> k.Work:
+        rows, reels = self.grid
+        return k.make_work(rows, reels, len(self.spec.symbols))
+
+    # -- bets -------------------------------------------------------------------------------
+    def parse_bet(self, raw: dict[str, Any] | None) -> Bet:
+        raw = raw or {}
+        reject_unknown(raw, {"stake"})
+        stake = parse_choice("stake", raw.get("stake"), self.bet_options.stakes)
+        return Bet(fields={"stake": stake}, unit_coins=1, total_units=LINES, coin_value=stake / LINES, lines=LINES)
+
+    def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
+        """The round function's bet array: the lines (all 20) and the stake in units."""
+        return np.array([bet.lines, bet.total_units], dtype=np.int64)
+
+    def describe_strategy(self, name: str) -> str:
+        return {
+            "best": "the Deal Maker: take an offer worth at least what leaving it is expected to bring",
+            "worst": "the Deal Maker: take an offer worth less than what leaving it is expected to bring",
+            "first": "the Deal Maker: take the first offer",
+            "last": "the Deal Maker: leave every offer (the fifth is paid)",
+        }[name]
+
+    # -- rounds -----------------------------------------------------------------------------
+    def refusal(self, work: k.Work) -> str | None:
+        """Why a scripted round cannot be played, naming the script field."""
+        reason, screen, row, reel, symbol = (int(x) for x in work.info[:5])
+        if not reason:
+            return None
+        if reason == k.R_CELL_TAKEN:
+            return f"draws.wild_cell: cell {symbol} is WILD already"
+        spin = ("the base game", "3 Little Pigs Free Spins", "Rapunzel Free Spins")[int(work.info[k.I_MODE])]
+        return f"screens[{screen}][{row}][{reel}]: {self.codes[symbol]} does not land on reel {reel + 1} in {spin}"
+
+    def parse_draw(self, name: str, raw: Any) -> int:
+        f = self.features
+        named = {"wish": k.WISHES, "feature": k.FEATURES, "pig": k.PIG_EVENTS}
+        if name in named:
+            if raw not in named[name]:
+                raise ScriptError(f"draws.{name}: expected one of {list(named[name])}, got {raw!r}")
+            return named[name].index(raw)
+        if name in ("godmother", "bean"):
+            if not isinstance(raw, bool):
+                what = "true (she appears) or false" if name == "godmother" else "true (it grows) or false (COLLECT)"
+                raise ScriptError(f"draws.{name}: expected {what}, got {raw!r}")
+            return 0 if raw else 1
+        listed = {
+            "pinocchio_wilds": list(f.godmother.pinocchio_wilds),
+            "gingerbread_reel": f.godmother.gingerbread_reels,
+            "offer": f.deal_maker.values,
+            "egg": f.beanstalk.eggs.values,
+        }
+        if name in listed:
+            if isinstance(raw, bool) or raw not in listed[name]:
+                raise ScriptError(f"draws.{name}: expected one of {listed[name]}, got {raw!r}")
+            return listed[name].index(raw)
+        if name in ("puss_cell", "wild_cell"):
+            last = self.cells - 1
+            if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= last:
+                raise ScriptError(f"draws.{name}: expected a cell 0-{last} in reading order, got {raw!r}")
+            return raw
+        return super().parse_draw(name, raw)
+
+    def cells_of(self, mask: int) -> list[int]:
+        """A cell mask as the cells' numbers (reading order, from 0)."""
+        return [cell for cell in range(self.cells) if (mask >> cell) & 1]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        code, a, b, c = (int(x) for x in row[1:5])
+        money = lambda units: format_money(bet.amount(units))  # noqa: E731
+        if code == k.F_GODMOTHER:
+            return {"type": "fairy_godmother", "orb": self.decisions[k.DECISION_ORB].options[a]}
+        if code == k.F_WISH:
+            wish = {"type": "wish", "wish": k.WISHES[a], "wild_cells": self.cells_of(c)}
+            wish[("cell", "wilds", "reel")[a]] = b + 1 if a == k.GINGERBREAD else b
+            return wish
+        if code == k.F_FAIRY_TALE:
+            return {
+                "type": "fairy_tale_bonus",
+                "storybook": self.decisions[k.DECISION_STORYBOOK].options[a],
+                "feature": k.FEATURES[b],
+            }
+        if code == k.F_OFFER:
+            return {"type": "offer", "offer": a, "multiplier": b // LINES, "amount": money(b), "scrolls_left": c}
+        if code == k.F_DEAL:
+            return {"type": "deal", "offer": a, "amount": money(b)}
+        if code == k.F_BEAN:
+            return {
+                "type": "bean",
+                "bean": self.decisions[k.DECISION_BEAN].options[a],
+                "revealed": "grow" if b else "collect",
+                "level": c,
+            }
+        if code == k.F_EGG:
+            return {"type": "golden_egg", "egg": self.decisions[k.DECISION_EGG].options[a], "amount": money(b)}
+        if code == k.F_PIG:
+            return {
+                "type": "wolf" if a == k.WOLF else "pig",
+                "event": k.PIG_EVENTS[a],
+                "wild_cells": self.cells_of(b),
+                "wilds_standing": c,
+            }
+        if code == k.F_PRINCE:
+            return {"type": "prince_climbs", "level": a, "multiplier": b}
+        if code == k.F_FREE_SPINS:
+            return {"type": "free_spins", "feature": k.FEATURES[a], "spins": b if a == k.PIGS else "until_the_top"}
+        if code == k.F_BONUS_WINNINGS:
+            return {"type": "bonus_winnings", "feature": k.FEATURES[a], "amount": money(b)}
+        return super().describe_feature(row, bet)
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        kind, count, units = int(row[1]), int(row[2]), int(row[3])
+        symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
+        return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}
+
+    # -- maths ------------------------------------------------------------------------------
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+        from slotforge.games.wish_upon_a_jackpot.maths import feature_report
+
+        return feature_report(self, tally, rounds, bet)
+
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+        from slotforge.games.wish_upon_a_jackpot.maths import rtp_report
+
+        return rtp_report(self, options)
+
+    def par_sections(self) -> list[str]:
+        from slotforge.games.wish_upon_a_jackpot.maths import par_sections
+
+        return par_sections(self)

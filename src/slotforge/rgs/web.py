@@ -1,0 +1,89 @@
+"""The browser client's routes: the lobby (``/``), the game pages (``/play/GAME``, and ``/play``
+where an operator's launch URL lands), the built client's files (``/assets``), and the public
+game catalogue and models the pages read before any session exists."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from slotforge.engine.game import Game
+from slotforge.engine.model import paylines
+from slotforge.rgs.errors import ApiError
+from slotforge.rgs.jackpots import has_pool
+from slotforge.rgs.service import server_of
+
+router = APIRouter()
+# The model's fields a paytable and rules page need (the reel strips and design notes are the
+# lab's, not the player's).
+MODEL_FIELDS = ("line_pays", "scatter_pays", "count_pays", "count_rule", "pay_scale", "wild", "features", "bet")
+
+
+def client_dist() -> Path:
+    """The built client inside the installed package."""
+    return Path(str(resources.files("slotforge.web").joinpath("dist")))
+
+
+def page() -> FileResponse:
+    index = client_dist() / "index.html"
+    if not index.is_file():
+        raise ApiError(404, "NOT_FOUND", "the browser client is not built: run npm ci && npm run build in web/")
+    # The page names its hashed assets: it must never be served stale after an upgrade.
+    return FileResponse(index, headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/", include_in_schema=False)
+def lobby() -> FileResponse:
+    return page()
+
+
+@router.get("/play", include_in_schema=False)
+def launch() -> FileResponse:
+    return page()
+
+
+@router.get("/play/{code}", include_in_schema=False)
+def game_page(code: str, request: Request) -> FileResponse:
+    server_of(request).game(code)
+    return page()
+
+
+def catalogue_entry(game: Game) -> dict[str, Any]:
+    """What the lobby shows of a game."""
+    rows, reels = game.grid
+    return {"code": game.code, "name": game.spec.name, "rtp": str(game.spec.rtp), "model": game.model_id,
+            "grid": {"rows": rows, "reels": reels}, "jackpot": has_pool(game)}
+
+
+@router.get("/v1/games")
+def games(request: Request) -> dict[str, Any]:
+    """The games this server offers (public: the lobby shows them before any session)."""
+    return {"games": [catalogue_entry(game) for game in server_of(request).games.values()]}
+
+
+@router.get("/v1/games/{code}")
+def game_model(code: str, request: Request) -> dict[str, Any]:
+    """A game's model as a player may read it: symbols, pays, paylines, bets, features and
+    decisions, for the game screen, its paytable and its rules page."""
+    game = server_of(request).game(code)
+    spec = game.spec.model_dump(mode="json")
+    lines = [list(line) for line in paylines(game.spec.paylines)] if game.spec.paylines else []
+    return {
+        **catalogue_entry(game),
+        "symbols": [{"code": s.code, "kind": s.kind} for s in game.spec.symbols],
+        **{name: spec.get(name) for name in MODEL_FIELDS},
+        "paylines": lines,
+        "decisions": {d.name: list(d.options) for d in game.decisions},
+    }
+
+
+def install(app: FastAPI) -> None:
+    """Serve the client and its catalogue from ``app``."""
+    app.include_router(router)
+    assets = client_dist() / "assets"
+    app.mount("/assets", StaticFiles(directory=assets, check_dir=False), name="assets")

@@ -1,0 +1,426 @@
+"""The browser client in Chromium: the lobby, every game played through its page with the
+balance moving by exactly the record's amounts, every forced feature and decision played to the
+end, a reload in the middle of a decision, and a UK session's rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import statistics
+import time
+from decimal import Decimal
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import expect
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune", "wish-upon-a-jackpot"]
+QUIET = [["TEN", "KING", "MEDUSA", "ACE", "QUEEN"],
+         ["ACE", "QUEEN", "LION", "JACK", "TEN"],
+         ["JACK", "EAGLE", "MINOTAUR", "KING", "ACE"]]
+
+
+def example(name: str, drop_choices: bool = True) -> dict[str, Any]:
+    script = json.loads((EXAMPLES / f"{name}.json").read_text())
+    if drop_choices:
+        script.pop("choices", None)  # the page makes the decisions
+    script.pop("state", None)
+    return script
+
+
+# Each game's features forced through the page's QA field, with the decisions the player makes.
+FEATURES = {
+    "dynasty gamble": ("dynasty", example("dynasty-gamble"), ["red", "collect"], {"gamble"}),
+    "dynasty free spins": ("dynasty", {"screens": [[["EMPEROR", "KING", "QUEEN", "ACE", "EMPEROR"],
+                                                    ["NINE", "TEN", "EMPEROR", "JACK", "NINE"],
+                                                    ["KOI", "ACE", "KING", "TEN", "QUEEN"]]]}, ["collect"], {"free"}),
+    "golden-grimoire mystery and free spins": ("golden-grimoire", example("golden-grimoire-mystery"), [], {"free"}),
+    "divine-fortune bonus game": ("divine-fortune", example("divine-fortune-major"), ["start_bonus"], {"bonus"}),
+    "divine-fortune wild on wild": ("divine-fortune", example("divine-fortune-wild-on-wild"), [], {"respin"}),
+    "divine-fortune free spins": ("divine-fortune", {"screens": [[["FREESPINS", "KING", "QUEEN", "ACE", "TEN"],
+                                                                  ["ACE", "QUEEN", "FREESPINS", "JACK", "TEN"],
+                                                                  ["JACK", "EAGLE", "MINOTAUR", "KING", "FREESPINS"]]]},
+                                  [], {"free"}),
+    **{f"wish-upon-a-jackpot {name.replace('-', ' ')}": ("wish-upon-a-jackpot", example(f"wish-upon-a-jackpot-{name}"),
+                                                        example(f"wish-upon-a-jackpot-{name}", False)["choices"], kinds)
+       for name, kinds in [("deal-maker", {"bonus"}), ("fairy-godmother", {"bonus"}), ("beanstalk", {"bonus"}),
+                           ("three-little-pigs", {"free"}), ("rapunzel", {"free"})]},
+    "moon-of-fortune hold the jackpot": ("moon-of-fortune", example("moon-of-fortune-collector"), [], {"bonus"}),
+    "moon-of-fortune gamble": ("moon-of-fortune", {"screens": [[["WILD", "WILD", "JACK", "WILD"], ["ACE", "WILD", "WILD", "WILD"],
+                                                                ["JACK", "JACK", "JACK", "WILD"], ["JACK", "JACK", "WILD", "MOONCAKE"]]],
+                                                   "draws": {}}, ["sun", "collect"], {"gamble"}),
+}
+
+
+def amount(text: str) -> Decimal:
+    """A displayed amount ("1,000.00 EUR") as a Decimal."""
+    return Decimal(re.sub(r"[^0-9.\-]", "", text))
+
+
+def balance(page) -> Decimal:
+    return amount(page.locator("output.balance").inner_text())
+
+
+def open_game(page, served, code: str, query: str = "") -> None:
+    """From the lobby to the game, as a player: the lobby's play button starts fun play."""
+    page.goto(f"{served.url}/{query}")
+    page.get_by_role("button", name=re.compile(f"^Play {re.escape(name_of(code))}")).click()
+    page.wait_for_url(f"**/play/{code}*")
+    page.wait_for_selector("#app[data-ready=true]")
+
+
+def name_of(code: str) -> str:
+    return {"dynasty": "Dynasty", "golden-grimoire": "Golden Grimoire", "divine-fortune": "Divine Fortune",
+            "moon-of-fortune": "Moon of Fortune", "wish-upon-a-jackpot": "Wish Upon a Jackpot"}[code]
+
+
+def shown(page, round_id: int) -> None:
+    """Wait until the page has shown every step of the round and paid or offered its decision."""
+    page.wait_for_selector(f"#app[data-shown='{round_id}'][data-busy]", timeout=60_000)
+    page.wait_for_function("document.getElementById('app').dataset.busy === 'false' || "
+                           "document.querySelector('.decisions button') !== null", timeout=60_000)
+
+
+def spin(page, script: dict | None = None) -> dict[str, Any]:
+    """Press SPIN (with forced outcomes in the QA field) and return the server's answer."""
+    if script is not None:
+        page.get_by_label("QA script").fill(json.dumps(script))
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST") as answer:
+        page.get_by_role("button", name="Spin").click()
+    body = answer.value.json()
+    assert answer.value.status == 200, body
+    shown(page, body["round"]["id"])
+    return body
+
+
+def decide(page, choice: str) -> dict[str, Any]:
+    with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+        page.locator(f".decisions button[data-choice='{choice}']").click()
+    body = answer.value.json()
+    assert answer.value.status == 200, body
+    shown(page, body["round"]["id"])
+    return body
+
+
+def check_paid(page, before: Decimal, round_: dict[str, Any]) -> None:
+    """The balance moved by exactly the record's amounts, and the page shows it."""
+    assert Decimal(round_["balance_before"]) == before
+    assert Decimal(round_["balance_after"]) - before == Decimal(round_["total_win"]) - Decimal(round_["total_bet"])
+    assert balance(page) == Decimal(round_["balance_after"])
+    assert amount(page.locator("output.last-win").inner_text()) == Decimal(round_["total_win"])
+
+
+def test_serve_prints_the_address_to_open(served):
+    assert f"play in a browser at {served.url}/" in served.log.read_text()
+
+
+def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
+    page = page_for()
+    started = time.perf_counter()
+    page.goto(served.url + "/")
+    page.wait_for_selector("#app[data-ready=true]")
+    lobby_s = time.perf_counter() - started
+    started = time.perf_counter()
+    page.goto(served.url + "/play/dynasty")  # no session yet: the page opens a fun one
+    page.wait_for_selector("#app[data-ready=true]")
+    print(f"\nlobby usable in {lobby_s:.3f} s, a game page in {time.perf_counter() - started:.3f} s")
+    page.goto(served.url + "/")
+    page.wait_for_selector("#app[data-ready=true]")
+    catalogue = httpx.get(f"{served.url}/v1/games").json()["games"]
+    assert {g["code"] for g in catalogue} >= set(GAMES)
+    for game in catalogue:
+        card = page.locator(f"article[data-game='{game['code']}']")
+        assert card.locator("h2").inner_text() == game["name"]
+        rtp = (Decimal(game["rtp"]) * 100).quantize(Decimal("0.01"))
+        assert card.locator(".rtp").inner_text() == f"RTP {rtp}%"
+        assert "Volatility" in card.locator(".volatility").inner_text()
+        assert card.locator(".picture svg").count() == 1
+
+
+@pytest.mark.parametrize("code", GAMES)
+def test_a_fun_spin_moves_the_balance_by_the_records_amounts(page_for, served, code):
+    page = page_for()
+    open_game(page, served, code)
+    assert page.locator(".mode").inner_text() == "FUN PLAY"
+    before = balance(page)
+    body = spin(page)
+    round_ = body["round"]
+    stake = amount(page.locator("output.stake").inner_text())
+    assert stake == Decimal(round_["total_bet"])  # the stake shown is the one taken
+    while round_["status"] == "awaiting":
+        round_ = decide(page, round_["awaiting"]["options"][0])["round"]
+    check_paid(page, before, round_)
+    shown_screen = json.loads(page.locator(".reels").get_attribute("data-screen"))
+    last_screen = [s["screen"] for s in round_["steps"] if s["screen"]][-1]
+    assert shown_screen == last_screen
+
+
+@pytest.mark.parametrize("feature", FEATURES)
+def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, feature):
+    code, script, choices, kinds = FEATURES[feature]
+    page = page_for()
+    open_game(page, served, code, "?qa")
+    before = balance(page)
+    round_ = spin(page, script)["round"]
+    pending = list(choices)
+    while round_["status"] == "awaiting":
+        options = round_["awaiting"]["options"]
+        buttons = page.locator(".decisions button[data-choice]")
+        assert [buttons.nth(i).get_attribute("data-choice") for i in range(buttons.count())] == options
+        choice = pending.pop(0) if pending and pending[0] in options else options[0]
+        round_ = decide(page, choice)["round"]
+    assert kinds <= {step["kind"] for step in round_["steps"]}, "the script did not force the feature"
+    check_paid(page, before, round_)
+    wins = [w for step in round_["steps"] for w in step["wins"]]
+    assert page.locator(".wins li").count() == len(wins)
+
+
+def test_a_reload_in_the_middle_of_a_decision_resumes_the_round(page_for, served):
+    page = page_for()
+    open_game(page, served, "dynasty", "?qa")
+    before = balance(page)
+    round_ = spin(page, example("dynasty-gamble"))["round"]
+    assert round_["status"] == "awaiting"
+    page.reload()
+    page.wait_for_selector("#app[data-ready=true]")
+    assert page.locator("#app").get_attribute("data-round") == str(round_["id"])
+    assert page.get_by_role("button", name="Spin").is_disabled()
+    buttons = page.locator(".decisions button[data-choice]")
+    assert buttons.count() == len(round_["awaiting"]["options"])
+    assert json.loads(page.locator(".reels").get_attribute("data-screen")) == round_["steps"][0]["screen"]
+    finished = decide(page, "collect")["round"]
+    assert finished["id"] == round_["id"] and finished["status"] == "complete"
+    check_paid(page, before, finished)
+
+
+def test_a_uk_session_has_no_autoplay_keeps_the_rhythm_and_shows_net_position(page_for, served):
+    token = served.real_session("uk")
+    page = page_for(settings={"quickSpin": True})
+    page.goto(f"{served.url}/play/dynasty?token={token}")
+    page.wait_for_selector("#app[data-ready=true]")
+    assert "token" not in page.url  # taken out of the address bar
+    assert page.locator(".mode").inner_text() == "REAL MONEY"
+    assert page.get_by_role("button", name="Autoplay").count() == 0
+    assert page.get_by_label("Net position").is_visible() and page.get_by_label("Session time").is_visible()
+    starts, statuses = [], []
+    page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST" and statuses.append(r.status))
+    page.on("request", lambda r: r.url.endswith("/v1/rounds") and r.method == "POST" and starts.append(time.monotonic()))
+    net = Decimal("0.00")
+    for turn in range(3):
+        if turn == 0:  # no quick spin and no quick stop here: SPIN stays disabled while the reels turn
+            with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+                page.get_by_role("button", name="Spin").click()
+            assert page.locator(".reels.spinning").count() == 1
+            assert page.get_by_role("button", name="Spin").is_disabled()
+            round_ = answer.value.json()["round"]
+            shown(page, round_["id"])
+        else:
+            round_ = spin(page)["round"]
+        while round_["status"] == "awaiting":
+            round_ = decide(page, "collect")["round"]
+        net += Decimal(round_["total_win"]) - Decimal(round_["total_bet"])
+        assert amount(page.get_by_label("Net position").inner_text()) == net
+    gaps = [b - a for a, b in pairwise(starts)]
+    print(f"\nuk: gaps between round starts {[f'{g:.2f}' for g in gaps]} s")
+    assert statuses == [200, 200, 200]  # never refused with MIN_ROUND_DURATION
+    assert min(gaps) >= 2.5 - 0.05  # the client's clock against the server's: same machine
+
+
+def test_history_shows_each_round_verified_by_replay(page_for, served):
+    token = served.real_session("default")
+    page = page_for()
+    page.goto(f"{served.url}/play/divine-fortune?token={token}")
+    page.wait_for_selector("#app[data-ready=true]")
+    round_ = spin(page)["round"]
+    while round_["status"] == "awaiting":
+        round_ = decide(page, round_["awaiting"]["options"][0])["round"]
+    page.get_by_role("button", name="History").click()
+    page.get_by_role("button", name=re.compile(f"^#{round_['id']} ")).click()
+    assert page.locator(".verified").first.inner_text().startswith("✔ verified by replay")
+    assert page.locator(".round-detail .mini-screen").count() == sum(1 for s in round_["steps"] if s["screen"])
+
+
+def test_fun_play_keeps_no_history(page_for, served):
+    page = page_for()
+    open_game(page, served, "golden-grimoire")
+    page.get_by_role("button", name="History").click()
+    assert page.get_by_text("History is not available when playing for fun.").is_visible()
+
+
+def test_an_api_error_is_said_in_words(page_for, served):
+    token = served.real_session("default", deposit="0.10")
+    page = page_for(http_errors_expected=True)
+    page.goto(f"{served.url}/play/dynasty?token={token}")
+    page.wait_for_selector("#app[data-ready=true]")
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.get_by_role("button", name="Spin").click()
+    assert answer.value.status == 402
+    assert page.get_by_role("alert").first.inner_text().startswith("Not enough money for this stake (balance 0.10)")
+    assert balance(page) == Decimal("0.10")
+
+
+def test_reels_animate_and_frame_times_are_printed(page_for, served):
+    page = page_for(settings={"quickSpin": False})
+    open_game(page, served, "golden-grimoire")
+    page.evaluate("window.slotforge.frameTimes.length = 0")
+    for _ in range(2):
+        body = spin(page)
+        while body["round"]["status"] == "awaiting":
+            body = decide(page, body["round"]["awaiting"]["options"][0])
+    frames = page.evaluate("window.slotforge.frameTimes")
+    assert len(frames) > 30  # the reels moved over many frames
+    fps = 1000 / statistics.mean(frames)
+    print(f"\nframe times while reels spin: {len(frames)} frames, mean {statistics.mean(frames):.2f} ms "
+          f"({fps:.1f} fps), p95 {statistics.quantiles(frames, n=20)[-1]:.2f} ms, max {max(frames):.2f} ms, "
+          f"over 20 ms: {sum(f > 20 for f in frames)}")
+
+
+def mystery_without_free_spins() -> dict[str, Any]:
+    """Golden Grimoire's mystery example with its third scatter taken away: one screen."""
+    script = example("golden-grimoire-mystery")
+    first = script["screens"][0]
+    first[2][4] = "BEETLE"
+    return {"screens": [first], "draws": {"mystery_symbol": ["HEART"]}}
+
+
+SHOWCASE = {
+    "dynasty": example("dynasty-gamble"),
+    "golden-grimoire": mystery_without_free_spins(),
+    "divine-fortune": example("divine-fortune-wild-on-wild"),
+    "moon-of-fortune": example("moon-of-fortune-collector"),
+    "wish-upon-a-jackpot": example("wish-upon-a-jackpot-deal-maker"),
+}
+VIEWS = {"desktop": ({"width": 1280, "height": 800}, False), "phone": ({"width": 390, "height": 844}, True)}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_screenshots_of_every_game(page_for, served, tmp_path, view):
+    """A screenshot of each game after a forced round, on a desktop and a phone (portrait), and of
+    the lobby; into ``SLOTFORGE_SCREENSHOTS`` (the README's come from docs/screenshots) or a
+    temporary folder. The phone's page must fit its width: nothing scrolls sideways."""
+    folder = Path(os.environ.get("SLOTFORGE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    viewport, mobile = VIEWS[view]
+    page = page_for(viewport=viewport, mobile=mobile)
+    page.goto(served.url + "/")
+    page.wait_for_selector("#app[data-ready=true]")
+    page.screenshot(path=str(folder / f"lobby-{view}.png"))
+    for code, script in SHOWCASE.items():
+        open_game(page, served, code, "?qa")
+        spin(page, script)
+        page.locator(".qa").evaluate("qa => qa.remove()")  # the QA field is not what players see
+        assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        page.screenshot(path=str(folder / f"{code}-{view}.png"))
+        page.goto(served.url + "/")
+    assert len(list(folder.glob(f"*-{view}.png"))) == len(SHOWCASE) + 1
+
+
+def test_autoplay_plays_its_rounds_under_a_loss_limit_and_stops(page_for, served):
+    token = served.real_session("default")
+    page = page_for(http_errors_expected=True)
+    page.goto(f"{served.url}/play/golden-grimoire?token={token}")
+    page.wait_for_selector("#app[data-ready=true]")
+    page.get_by_role("button", name="Autoplay").click()
+    dialog = page.get_by_role("dialog", name="Autoplay")
+    dialog.get_by_label("Rounds").select_option("5")
+    dialog.get_by_role("button", name="Start autoplay").click()  # no loss limit: the jurisdiction wants one
+    expect(dialog.get_by_role("alert")).to_contain_text("loss limit is required")
+    dialog.get_by_label("Stop if cash decreases by (loss limit)").fill("50.00")
+    answers = []
+    page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST"
+            and answers.append((r.status, r.request.post_data_json, r.json())))
+    dialog.get_by_role("button", name="Start autoplay").click()
+    page.wait_for_function("document.querySelector('.message').textContent.startsWith('Autoplay stopped')",
+                           timeout=60_000)
+    played = [body for status, _, body in answers if status == 200]
+    assert len(played) == 5 and answers[-1][0] == 409 and answers[-1][2]["error"] == "AUTOPLAY_STOPPED"
+    plan = {request["autoplay"] for _, request, _ in answers}
+    assert len(plan) == 1 and None not in plan  # every round counted against the plan
+    assert page.get_by_role("alert").first.inner_text() == "Autoplay stopped: all rounds played."
+    assert balance(page) == Decimal(played[-1]["balance"])
+    assert page.get_by_role("button", name="Spin").inner_text() == "SPIN"
+
+
+def test_settings_quick_spin_where_allowed_and_the_spacebar(page_for, served):
+    uk = page_for(settings={"quickSpin": False})
+    uk.goto(f"{served.url}/play/dynasty?token={served.real_session('uk')}")
+    uk.wait_for_selector("#app[data-ready=true]")
+    uk.get_by_role("button", name="Settings").click()
+    assert uk.get_by_role("checkbox", name="Quick spin (not allowed here)").is_disabled()
+    page = page_for(settings={"quickSpin": True})
+    open_game(page, served, "golden-grimoire")
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.keyboard.press("Space")
+    shown(page, answer.value.json()["round"]["id"])
+    page.get_by_role("button", name="Settings").click()
+    page.get_by_role("checkbox", name="Spacebar to spin").uncheck()
+    page.keyboard.press("Escape")
+    sent = []
+    page.on("request", lambda r: r.url.endswith("/v1/rounds") and sent.append(r))
+    page.keyboard.press("Space")
+    page.wait_for_timeout(600)
+    assert sent == []
+
+
+def test_a_reality_check_shows_time_and_net_position(page_for, served):
+    page = page_for()
+    page.goto(f"{served.url}/play/moon-of-fortune?token={served.real_session('brisk')}")
+    page.wait_for_selector("#app[data-ready=true]")
+    check = page.get_by_role("dialog", name="Reality check")
+    check.wait_for(timeout=10_000)  # every 3 s in this jurisdiction
+    assert "Net position this session: 0.00 EUR" in check.inner_text()
+    check.get_by_role("button", name="Keep playing").click()
+    assert page.get_by_role("dialog", name="Reality check").count() == 0
+
+
+def test_a_win_not_above_the_stake_is_not_celebrated(page_for, served):
+    page = page_for()
+    open_game(page, served, "dynasty", "?qa")
+    script = {"screens": [[["ACE", "KING", "QUEEN", "JACK", "TEN"], ["NINE", "NINE", "NINE", "KOI", "QUEEN"],
+                           ["KING", "ACE", "JACK", "QUEEN", "KOI"]]]}
+    round_ = spin(page, script)["round"]
+    round_ = decide(page, "collect")["round"]
+    assert Decimal(round_["total_win"]) == Decimal("0.05") < Decimal(round_["total_bet"])  # 3 NINE x 5 coins x 0.01
+    banner = page.locator(".banner")
+    assert banner.inner_text() == "Paid 0.05 EUR" and "celebrate" not in banner.get_attribute("class")
+    assert page.locator(".cell.win").count() == 3  # the three NINEs of line 1 (the middle row)
+
+
+def test_divine_fortunes_jackpots_are_shown_live(page_for, served):
+    page = page_for()
+    open_game(page, served, "divine-fortune")
+    page.get_by_label("Bet Level").select_option("2")
+    stake = amount(page.locator("output.stake").inner_text())
+    assert stake == Decimal("0.40")  # 2 levels x 20 coins x 0.01
+    assert amount(page.get_by_label("Minor jackpot").inner_text()) == 20 * stake
+    assert amount(page.get_by_label("Major jackpot").inner_text()) == 100 * stake
+    pool = httpx.get(f"{served.url}/v1/jackpots", headers={"Authorization": "Bearer " + page.evaluate(
+        "JSON.parse(sessionStorage.getItem('slotforge.session')).token")}).json()["pools"][0]
+    expect(page.get_by_label("Mega jackpot")).to_have_text(f"{Decimal(pool['current']):,.2f} EUR")
+
+
+def test_the_paytable_comes_from_the_model_with_the_rtp(page_for, served):
+    page = page_for()
+    open_game(page, served, "dynasty")
+    page.get_by_role("button", name="Paytable").click()
+    table = page.get_by_role("dialog", name="Dynasty: paytable and rules")
+    assert "Return to player: 95.00%" in table.inner_text()
+    dragon = table.locator("tr", has=page.locator("th.sym", has_text="DRAGON"))
+    assert [dragon.locator("td").nth(i).inner_text() for i in range(4)] == ["2", "50", "250", "1000"]
+    assert table.locator("figure.payline").count() == 20
+
+
+def test_the_intro_screen_can_be_turned_off(page_for, served):
+    page = page_for(settings={"intro": True})
+    open_game(page, served, "moon-of-fortune")
+    intro = page.get_by_role("dialog", name="Moon of Fortune intro")
+    intro.get_by_role("checkbox", name="Show this screen next time").uncheck()
+    intro.get_by_role("button", name="Play").click()
+    page.reload()
+    page.wait_for_selector("#app[data-ready=true]")
+    assert page.get_by_role("dialog").count() == 0

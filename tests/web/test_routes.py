@@ -1,0 +1,75 @@
+"""The server's routes for the browser client, in this process: the pages, the built assets,
+and the public catalogue and models the pages read."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from slotforge.engine.model import paylines
+from slotforge.games import game_codes, load_game
+from slotforge.rgs.app import create_app
+from slotforge.rgs.settings import load_settings
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    games = {code: load_game(code) for code in game_codes()}  # no warm-up round: nothing is played here
+    settings = load_settings(None, database_url=f"sqlite:///{tmp_path_factory.mktemp('db') / 'web.db'}")
+    with TestClient(create_app(settings, games=games)) as client:
+        yield client
+
+
+@pytest.mark.parametrize("path", ["/", "/play", "/play/dynasty", "/play/moon-of-fortune?token=abc"])
+def test_every_page_is_the_client(client, path):
+    answer = client.get(path)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")
+    assert '<main id="app"' in answer.text
+    assert answer.headers["cache-control"] == "no-cache"
+
+
+def test_the_pages_assets_are_served(client):
+    page = client.get("/").text
+    for asset in re.findall(r'(?:src|href)="(/assets/[^"]+)"', page):
+        answer = client.get(asset)
+        assert answer.status_code == 200, asset
+        assert len(answer.content) > 100
+
+
+def test_a_game_the_server_does_not_offer_has_no_page(client):
+    answer = client.get("/play/no-such-game")
+    assert answer.status_code == 403
+    assert answer.json()["error"] == "GAME_NOT_ALLOWED"
+
+
+def test_the_catalogue_lists_every_game_with_its_published_rtp(client):
+    catalogue = client.get("/v1/games").json()["games"]
+    assert [g["code"] for g in catalogue] == list(game_codes())
+    for entry in catalogue:
+        game = load_game(entry["code"])
+        assert entry["rtp"] == str(game.spec.rtp)
+        assert entry["model"] == game.model_id
+        assert (entry["grid"]["rows"], entry["grid"]["reels"]) == game.grid
+
+
+def test_a_games_model_has_what_its_screen_and_paytable_need(client):
+    model = client.get("/v1/games/dynasty").json()
+    assert model["grid"] == {"rows": 3, "reels": 5}
+    assert model["paylines"][0] == [1, 1, 1, 1, 1]  # the middle row
+    assert len(model["paylines"]) == 20
+    assert [list(line) for line in paylines("lines_20_5x3")] == model["paylines"]
+    assert model["line_pays"]["DRAGON"] == {"2": 2, "3": 50, "4": 250, "5": 1000}
+    assert model["scatter_pays"]["EMPEROR"]["3"] == 5
+    assert model["decisions"] == {"gamble": ["collect", "red", "black", "hearts", "diamonds", "clubs", "spades"]}
+    assert {"code": "SEAL", "kind": "wild"} in model["symbols"]
+    assert "reels" not in model  # the strips are the lab's, not the player's
+
+
+def test_a_count_pays_game_has_no_paylines(client):
+    model = client.get("/v1/games/moon-of-fortune").json()
+    assert model["paylines"] == []
+    assert model["count_pays"]["LANTERN"]["16"] == "200"
+    assert model["decisions"] == {"gamble": ["collect", "sun", "moon"]}

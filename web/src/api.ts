@@ -1,0 +1,142 @@
+// The public Player API, and nothing else: every request goes to this page's own server.
+
+export interface ApiErrorBody {
+  error: string;
+  message: string;
+  field?: string;
+  balance?: string;
+  reason?: string;
+  round?: number;
+  refunded?: boolean;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+    readonly retryAfter: number | null,
+  ) {
+    super(body.message);
+  }
+  get code(): string {
+    return this.body.error;
+  }
+}
+
+const TOKEN_KEY = "slotforge.session";
+
+export interface StoredSession {
+  token: string;
+  mode: "fun" | "real";
+}
+
+export function storedSession(): StoredSession | null {
+  const raw = sessionStorage.getItem(TOKEN_KEY);
+  return raw ? (JSON.parse(raw) as StoredSession) : null;
+}
+
+export function storeSession(session: StoredSession | null): void {
+  if (session) sessionStorage.setItem(TOKEN_KEY, JSON.stringify(session));
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/** An operator's launch URL carries the token (`/play?token=...`): keep it for this tab and take
+ * it out of the address bar, so that it is not bookmarked or shared. */
+export function adoptLaunchToken(): void {
+  const url = new URL(location.href);
+  const token = url.searchParams.get("token");
+  if (!token) return;
+  storeSession({ token, mode: "real" });
+  url.searchParams.delete("token");
+  history.replaceState(null, "", url.pathname + url.search + url.hash);
+}
+
+function newKey(): string {
+  return crypto.randomUUID();
+}
+
+/** One request; a state-changing one carries its own Idempotency-Key, reused if it is retried. */
+export async function request<T>(method: string, path: string, body?: unknown, key?: string): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  const session = storedSession();
+  if (session) headers.Authorization = `Bearer ${session.token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method === "POST") headers["Idempotency-Key"] = key ?? newKey();
+  let response: Response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, { error: "NETWORK", message: "the game server cannot be reached" }, null);
+  }
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  if (!response.ok) {
+    const errorBody =
+      parsed && typeof parsed === "object" && "error" in parsed
+        ? (parsed as ApiErrorBody)
+        : { error: "HTTP_ERROR", message: `the server answered ${response.status}` };
+    const retry = response.headers.get("Retry-After");
+    throw new ApiError(response.status, errorBody, retry ? Number(retry) : null);
+  }
+  return parsed as T;
+}
+
+/** A message a player understands, for every error the API gives. */
+export function explain(error: unknown): string {
+  if (!(error instanceof ApiError)) return `Something went wrong: ${String(error)}`;
+  const b = error.body;
+  switch (b.error) {
+    case "INSUFFICIENT_FUNDS":
+      return `Not enough money for this stake${b.balance ? ` (balance ${b.balance})` : ""}. Lower the stake or add funds.`;
+    case "INVALID_SESSION":
+      return "Your session has expired or is not valid. Return to the lobby (or your casino) to start a new one.";
+    case "MIN_ROUND_DURATION":
+      return `Rounds must be further apart here: wait ${error.retryAfter ?? 1} s and spin again.`;
+    case "ROUND_IN_PROGRESS":
+      return "A round of this game is waiting for your decision: finish it first.";
+    case "REQUEST_IN_PROGRESS":
+      return "Your last request is still being handled; try again in a moment.";
+    case "AUTOPLAY_STOPPED":
+      return `Autoplay stopped: ${describeStop(b.reason)}.`;
+    case "LIMIT_EXCEEDED":
+      return `That is above the limit allowed here: ${b.message}`;
+    case "FEATURE_DISABLED":
+      return `Not available here: ${b.message}`;
+    case "GAME_NOT_ALLOWED":
+      return `This game is not offered to you: ${b.message}`;
+    case "INVALID_BET":
+      return `That bet is not valid: ${b.message}`;
+    case "INVALID_CHOICE":
+      return `That choice is not valid now: ${b.message}`;
+    case "JACKPOT_UNAVAILABLE":
+      return "The jackpot is unavailable just now; nothing was taken. Try again shortly.";
+    case "WALLET_UNAVAILABLE":
+      return "Your casino's wallet did not answer; nothing was taken. Try again shortly.";
+    case "MALFUNCTION":
+      return "Malfunction: the round is void and your stake has been refunded.";
+    case "NETWORK":
+      return "The game server cannot be reached. Check your connection and try again.";
+    case "NOT_FOUND":
+      return `Not found: ${b.message}`;
+    default:
+      return `${b.error}: ${b.message}`;
+  }
+}
+
+export function describeStop(reason: string | undefined): string {
+  const reasons: Record<string, string> = {
+    any_win: "a win",
+    feature: "a feature was won",
+    single_win_at_least: "a single win reached your amount",
+    cash_increase: "your balance rose by your amount",
+    cash_decrease: "your loss limit was reached",
+    rounds: "all rounds played",
+    player: "stopped by you",
+  };
+  return reason ? (reasons[reason] ?? reason) : "stopped";
+}

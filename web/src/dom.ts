@@ -1,0 +1,42 @@
+// Small helpers for building the page.
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, string | boolean | number | undefined> = {},
+  ...children: (Node | string | null | undefined | false)[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === false) continue;
+    if (name === "class") element.className = String(value);
+    else if (name === "text") element.textContent = String(value);
+    else if (name === "html") element.innerHTML = String(value);
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) if (child) element.append(child);
+  return element;
+}
+
+/** "free_spins_awarded" -> "Free spins awarded". */
+export function humanize(name: string): string {
+  const words = name.replace(/_/g, " ").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A modal dialog with a title and a close button; resolves when it closes. */
+export function dialog(title: string, body: Node, buttons: HTMLButtonElement[] = []): HTMLDialogElement {
+  const close = h("button", { class: "close", "aria-label": "Close", text: "×" });
+  const box = h("dialog", { "aria-label": title }, h("header", {}, h("h2", { text: title }), close), body, buttons.length ? h("footer", {}, ...buttons) : null);
+  close.addEventListener("click", () => box.close());
+  box.addEventListener("close", () => box.remove());
+  document.body.append(box);
+  box.showModal();
+  return box;
+}
+
+export function clock(seconds: number): string {
+  const hh = Math.floor(seconds / 3600);
+  const mm = Math.floor((seconds % 3600) / 60);
+  const ss = Math.floor(seconds % 60);
+  return [hh, mm, ss].map((n) => String(n).padStart(2, "0")).join(":");
+}

@@ -1,0 +1,544 @@
+// The game page: one generic page for every game, its look from the game's screen module and
+// everything else (grid, symbols, pays, bets, decisions) from the server.
+
+import { ApiError, explain, request, storedSession } from "./api";
+import { betFields, betOf, type BetField } from "./bets";
+import { clock, h, humanize } from "./dom";
+import { add, formatMoney, sub, toMinor } from "./money";
+import { openAutoplay, openHistory, openPaytable, openSettings, showIntro, type AutoplayPlan } from "./panels";
+import { Reels, frameTimes } from "./reels";
+import { cellValues, describeEvent, describeWin, winCells } from "./rounds";
+import { screenFor } from "./screens";
+import type { GameScreen } from "./screens/screen";
+import { beep, loadSettings, type Settings } from "./settings";
+import type { GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class GamePage {
+  private reels: Reels;
+  private fields: BetField[];
+  private settings: Settings = loadSettings();
+  private balance: string;
+  private lastWin = "0.00";
+  private net: string;
+  private open: RoundRecord | null = null;
+  private busy = false;
+  private lastStart = 0;
+  private autoplay: AutoplayPlan | null = null;
+  private startedAt = Date.now();
+  private nextRealityCheck = 0; // session seconds
+  private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
+  private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
+  private qaScript: HTMLTextAreaElement | null = null;
+  readonly screen: GameScreen;
+  private ui = {
+    balance: h("output", { class: "balance", "aria-label": "Balance" }),
+    stake: h("output", { class: "stake", "aria-label": "Stake" }),
+    lastWin: h("output", { class: "last-win", "aria-label": "Last win" }),
+    net: h("output", { class: "net", "aria-label": "Net position" }),
+    timer: h("output", { class: "timer", "aria-label": "Session time" }),
+    message: h("p", { class: "message", role: "alert" }),
+    captions: h("ol", { class: "captions", "aria-label": "Round events", "aria-live": "polite" }),
+    wins: h("ul", { class: "wins", "aria-label": "Wins" }),
+    decisions: h("div", { class: "decisions", role: "group", "aria-label": "Decision" }),
+    banner: h("div", { class: "banner", "aria-live": "polite" }),
+    spin: h("button", { class: "spin", "aria-label": "Spin", text: "SPIN" }),
+    autoplay: h("button", { class: "autoplay", "aria-label": "Autoplay", text: "AUTO" }),
+    maxBet: h("button", { class: "max-bet", "aria-label": "Max bet", text: "MAX BET" }),
+    bets: h("div", { class: "bets", role: "group", "aria-label": "Bet" }),
+    gamble: h("div", { class: "gamble", "aria-live": "polite" }),
+  };
+
+  constructor(
+    private root: HTMLElement,
+    private session: Session,
+    private model: GameModel,
+  ) {
+    this.screen = screenFor(model.code, model.name);
+    this.balance = session.balance;
+    this.net = session.net_position;
+    const game = session.games.find((g) => g.code === model.code);
+    this.fields = betFields(game?.bet ?? model.bet, this.screen.betValues);
+    const kinds = Object.fromEntries(model.symbols.map((s) => [s.code, s.kind]));
+    const blur = model.symbols.filter((s) => s.code !== "BLANK" && !["mystery"].includes(s.kind)).map((s) => s.code);
+    this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur });
+    this.root.style.setProperty("--ratio", String(model.grid.reels / model.grid.rows));
+    this.render();
+    this.resume();
+    this.refresh();
+    setInterval(() => this.tick(), 1000);
+    if (this.model.jackpot || this.screen.jackpots) {
+      void this.showJackpots();
+      setInterval(() => void this.showJackpots(), 5000);
+    }
+    if (this.settings.intro) showIntro(this.model, this.screen, this.settings);
+  }
+
+  private get rules() {
+    return this.session.jurisdiction;
+  }
+
+  private get currency() {
+    return this.session.currency;
+  }
+
+  private render(): void {
+    const c = this.screen.colors;
+    this.root.style.setProperty("--bg", c.background);
+    this.root.style.setProperty("--frame", c.frame);
+    this.root.style.setProperty("--accent", c.accent);
+    const mode = this.session.mode === "fun" ? "FUN PLAY" : "REAL MONEY";
+    const button = (label: string, action: () => void) => {
+      const b = h("button", { class: "tool", text: label });
+      b.addEventListener("click", action);
+      return b;
+    };
+    const top = h(
+      "header",
+      { class: "top" },
+      h("a", { href: "/", class: "tool", "aria-label": "Lobby", text: "‹ Lobby" }),
+      h("h1", { text: this.model.name }),
+      h("span", { class: `mode ${this.session.mode}`, text: mode }),
+      h(
+        "nav",
+        { "aria-label": "Game menu" },
+        button("Paytable", () => openPaytable(this.model, this.screen, betOf(this.fields), this.currency)),
+        button("History", () => openHistory(this.session, this.model, this.screen)),
+        button("Settings", () =>
+          openSettings(this.settings, this.rules, (s) => {
+            this.settings = s;
+          }),
+        ),
+      ),
+    );
+    const meters = h(
+      "div",
+      { class: "meters" },
+      meter("Balance", this.ui.balance),
+      meter("Stake", this.ui.stake),
+      meter("Last win", this.ui.lastWin),
+      this.rules.show_net_position ? meter("Net position", this.ui.net) : null,
+      this.rules.show_session_timer ? meter("Session", this.ui.timer) : null,
+    );
+    for (const field of this.fields) this.ui.bets.append(this.betControl(field));
+    this.ui.spin.addEventListener("click", () => void this.spinOrStop());
+    this.ui.maxBet.addEventListener("click", () => this.maxBet());
+    this.ui.autoplay.addEventListener("click", () => this.toggleAutoplay());
+    const controls = h(
+      "div",
+      { class: "controls" },
+      this.ui.bets,
+      this.ui.maxBet,
+      this.rules.autoplay.allowed ? this.ui.autoplay : null,
+      this.ui.spin,
+    );
+    const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner, this.ui.gamble);
+    if (this.model.jackpot || this.screen.jackpots) stage.prepend(this.jackpots);
+    this.root.replaceChildren(top, stage, this.ui.decisions, this.ui.message, meters, controls, h("div", { class: "log" }, this.ui.wins, this.ui.captions));
+    if (new URLSearchParams(location.search).has("qa")) this.root.append(this.qaPanel());
+    this.root.dataset.ready = "true";
+    document.addEventListener("keydown", (event) => {
+      if (event.code !== "Space" || !this.settings.spacebar) return;
+      if (event.target instanceof HTMLElement && event.target.closest("input, select, textarea, button, dialog")) return;
+      event.preventDefault();
+      void this.spinOrStop();
+    });
+    this.showMeters();
+  }
+
+  private qaPanel(): HTMLElement {
+    this.qaScript = h("textarea", { "aria-label": "QA script", rows: 3, placeholder: "forced outcomes for the next spin (JSON)" });
+    return h("details", { class: "qa", open: true }, h("summary", { text: "QA: forced outcomes (a --qa server only)" }), this.qaScript);
+  }
+
+  private betControl(field: BetField): HTMLElement {
+    const select = h("select", { "aria-label": field.label, name: field.name });
+    for (const value of field.values) {
+      select.append(h("option", { value: String(value), text: String(value), selected: value === field.value }));
+    }
+    select.addEventListener("change", () => {
+      const index = select.selectedIndex;
+      field.value = field.values[index];
+      this.showMeters();
+      this.renderJackpots();
+    });
+    return h("label", { class: "bet" }, h("span", { text: field.label }), select);
+  }
+
+  private syncBetControls(): void {
+    this.fields.forEach((field, i) => {
+      const select = this.ui.bets.querySelectorAll("select")[i];
+      if (select) select.selectedIndex = field.values.indexOf(field.value);
+    });
+    this.showMeters();
+    this.renderJackpots();
+  }
+
+  private maxBet(): void {
+    for (const field of this.fields) {
+      if (field.values.every((v) => typeof v === "number" || /^\d/.test(String(v)))) field.value = field.values[field.values.length - 1];
+    }
+    const limit = this.rules.max_stake;
+    while (limit && this.stakeText() && toMinor(this.stakeText()) > toMinor(limit) && this.stepDown()) {
+      /* lower the largest field until the stake is within the jurisdiction's limit */
+    }
+    this.syncBetControls();
+  }
+
+  private stepDown(): boolean {
+    for (const field of [...this.fields].reverse()) {
+      const i = field.values.indexOf(field.value);
+      if (i > 0 && typeof field.values[0] !== "string") {
+        field.value = field.values[i - 1];
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private stakeText(): string {
+    return this.screen.stake(betOf(this.fields));
+  }
+
+  private showMeters(): void {
+    this.ui.balance.textContent = formatMoney(this.balance, this.currency);
+    const stake = this.stakeText();
+    this.ui.stake.textContent = stake ? formatMoney(stake, this.currency) : "—";
+    this.ui.lastWin.textContent = formatMoney(this.lastWin, this.currency);
+    this.ui.net.textContent = formatMoney(this.net, this.currency);
+    this.ui.timer.textContent = clock(this.session.elapsed_s + (Date.now() - this.startedAt) / 1000);
+  }
+
+  /** The jackpot values live: fixed ones from the stake (the screen module), the pools from the
+   * server (fetched every few seconds). */
+  private pools: { game: string; current: string }[] = [];
+
+  private async showJackpots(): Promise<void> {
+    this.renderJackpots();
+    if (!this.model.jackpot) return;
+    try {
+      const { pools } = await request<{ pools: { game: string; current: string }[] }>("GET", "/v1/jackpots");
+      this.pools = pools.filter((p) => p.game === this.model.code);
+    } catch {
+      return; // shown again on the next poll
+    }
+    this.renderJackpots();
+  }
+
+  private renderJackpots(): void {
+    const fixed = this.screen.jackpots?.(betOf(this.fields), this.model) ?? [];
+    const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current }))];
+    this.jackpots.replaceChildren(
+      ...shown.map((j) =>
+        h("div", { class: `jackpot ${j.name.toLowerCase()}` }, h("span", { text: j.name }), h("output", { "aria-label": `${j.name} jackpot`, text: formatMoney(j.amount, this.currency) })),
+      ),
+    );
+  }
+
+  private tick(): void {
+    this.showMeters();
+    this.refresh();
+    const every = this.rules.reality_check_s;
+    const elapsed = this.session.elapsed_s + Math.floor((Date.now() - this.startedAt) / 1000);
+    if (!every) return;
+    if (!this.nextRealityCheck) this.nextRealityCheck = (Math.floor(this.session.elapsed_s / every) + 1) * every;
+    if (elapsed >= this.nextRealityCheck) {
+      this.nextRealityCheck += every;
+      this.realityCheck(elapsed);
+    }
+  }
+
+  /** The spin button: disabled while a round plays or waits, and until the jurisdiction's
+   * least time between rounds has passed. */
+  private refresh(): void {
+    const wait = this.rules.min_round_ms - (Date.now() - this.lastStart);
+    const waiting = this.lastStart > 0 && wait > 0;
+    const canQuickStop = this.busy && this.reels.spinning && this.rules.turbo;
+    this.ui.spin.disabled = (this.busy && !canQuickStop) || !!this.open || waiting;
+    this.ui.spin.textContent = this.autoplay ? "STOP" : canQuickStop ? "STOP" : waiting ? `${Math.ceil(wait / 1000)}` : "SPIN";
+    this.ui.spin.setAttribute("aria-label", this.autoplay ? "Stop autoplay" : "Spin");
+    this.root.dataset.busy = String(this.busy || !!this.open);
+    for (const select of this.ui.bets.querySelectorAll("select")) select.disabled = this.busy || !!this.open || !!this.autoplay;
+    this.ui.maxBet.toggleAttribute("disabled", this.busy || !!this.open || !!this.autoplay);
+    if (waiting) setTimeout(() => this.refresh(), Math.min(wait, 250));
+  }
+
+  private say(text: string): void {
+    this.ui.message.textContent = text;
+  }
+
+  private async spinOrStop(): Promise<void> {
+    if (this.autoplay) return this.stopAutoplay("player");
+    if (this.busy) {
+      if (this.reels.spinning && this.rules.turbo) this.reels.stopNow();
+      return;
+    }
+    if (this.ui.spin.disabled) return;
+    await this.play();
+  }
+
+  /** One round: stake taken, screens shown, decisions offered. False when nothing was played. */
+  private async play(autoplayId?: number): Promise<boolean> {
+    this.busy = true;
+    this.say("");
+    this.clearRound();
+    this.refresh();
+    const body: Record<string, unknown> = { game: this.model.code, bet: betOf(this.fields) };
+    if (autoplayId) body.autoplay = autoplayId;
+    const script = this.qaScript?.value.trim();
+    if (script) body.script = JSON.parse(script);
+    try {
+      this.lastStart = Date.now();
+      const answer = await request<RoundAnswer>("POST", "/v1/rounds", body);
+      if (this.qaScript) this.qaScript.value = "";
+      this.balance = sub(answer.round.balance_before, answer.round.total_bet);
+      this.showMeters();
+      await this.showRound(answer, []);
+      return true;
+    } catch (error) {
+      this.lastStart = error instanceof ApiError && error.code === "MIN_ROUND_DURATION" ? this.lastStart : 0;
+      if (error instanceof ApiError && error.code === "AUTOPLAY_STOPPED") {
+        this.autoplay = null;
+      }
+      if (error instanceof ApiError && error.body.balance) this.balance = error.body.balance;
+      this.say(explain(error));
+      return false;
+    } finally {
+      this.busy = false;
+      this.refresh();
+    }
+  }
+
+  private async decide(choice: string): Promise<void> {
+    if (!this.open || this.busy) return;
+    const round = this.open;
+    this.busy = true;
+    this.ui.decisions.replaceChildren();
+    this.say("");
+    this.refresh();
+    try {
+      const answer = await request<RoundAnswer>("POST", `/v1/rounds/${round.id}/decisions`, { choice });
+      await this.showRound(answer, round.steps);
+    } catch (error) {
+      this.say(explain(error));
+      this.offerDecision(round);
+    } finally {
+      this.busy = false;
+      this.refresh();
+    }
+  }
+
+  private clearRound(): void {
+    this.ui.wins.replaceChildren();
+    this.ui.captions.replaceChildren();
+    this.ui.banner.textContent = "";
+    this.ui.banner.className = "banner";
+    this.ui.gamble.replaceChildren();
+    this.reels.highlight(new Set());
+    this.values.clear();
+  }
+
+  /** Show what a round's record adds to the steps already ``seen`` (a decision may add steps or
+   * continue the last one), then pay the round or offer its decision. */
+  private async showRound(answer: RoundAnswer, seen: Step[]): Promise<void> {
+    const round = answer.round;
+    this.root.dataset.round = String(round.id);
+    for (let i = 0; i < round.steps.length; i++) {
+      const before = seen[i];
+      if (before && JSON.stringify(before) === JSON.stringify(round.steps[i])) continue;
+      await this.showStep(round.steps[i], i > 0, before);
+    }
+    this.balance = answer.balance;
+    if (round.status === "awaiting") {
+      this.open = round;
+      this.offerDecision(round);
+    } else {
+      this.open = null;
+      this.finishRound(round);
+    }
+    this.root.dataset.shown = String(round.id);
+    this.root.dataset.status = round.status;
+    this.showMeters();
+  }
+
+  private finishRound(round: RoundRecord): void {
+    this.ui.decisions.replaceChildren();
+    this.lastWin = round.total_win;
+    if (round.status === "complete") this.net = add(this.net, sub(round.total_win, round.total_bet));
+    const win = toMinor(round.total_win);
+    if (win > 0n) {
+      // No celebration for a win that does not exceed the stake (it is not a gain).
+      const gain = win > toMinor(round.total_bet);
+      this.ui.banner.textContent = `${gain ? "WIN" : "Paid"} ${formatMoney(round.total_win, this.currency)}`;
+      this.ui.banner.className = gain ? "banner celebrate" : "banner";
+      if (gain) beep(this.settings, 880, 200);
+    }
+    if (round.status === "void") this.say("This round was void and its stake refunded.");
+  }
+
+  private offerDecision(round: RoundRecord): void {
+    const awaiting = round.awaiting;
+    if (!awaiting) return;
+    const labels = this.screen.optionLabels ?? {};
+    const buttons = awaiting.options.map((option) => {
+      const b = h("button", { class: "choice", "data-choice": option, text: labels[option] ?? humanize(option) });
+      b.addEventListener("click", () => void this.decide(option));
+      return b;
+    });
+    // The decision's context is the last thing the round told (an offer, a level reached).
+    const told = round.steps.at(-1)?.events.map((e) => describeEvent(e, this.screen)).filter(Boolean).at(-1);
+    const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
+    this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
+    buttons[0]?.focus();
+  }
+
+  private async showStep(step: Step, later: boolean, before?: Step): Promise<void> {
+    const quick = this.settings.quickSpin && this.rules.turbo;
+    const whole = step;
+    if (before) {
+      // The step went on after a decision: its screen stays, its new wins and events are told.
+      step = { ...step, wins: step.wins.slice(before.wins.length), events: step.events.slice(before.events.length) };
+      if (JSON.stringify(before.screen) !== JSON.stringify(step.screen)) this.reels.show(step.screen);
+    } else if (step.screen.length) {
+      const keep = this.heldCells(step);
+      // A screen that changed after it landed (mysteries revealed) lands first as it fell.
+      const landed = step.events.find((e) => e.type === "landed" && Array.isArray(e.screen))?.screen as string[][] | undefined;
+      await this.reels.spin(landed ?? step.screen, quick || (later && step.kind === "bonus"), keep);
+      beep(this.settings, 220, 40);
+      if (landed) {
+        await pause(quick ? 120 : 350);
+        this.reels.reveal(step.screen);
+      }
+      for (const [row, reel, text] of cellValues(step.events, this.model.grid.reels)) this.values.set(`${row},${reel}`, text);
+      for (const [key, text] of this.values) {
+        const [row, reel] = key.split(",").map(Number);
+        if (step.screen[row]?.[reel] !== "BLANK") this.reels.label(row, reel, text);
+      }
+      const cells = new Set<string>();
+      for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
+      this.reels.highlight(cells);
+    }
+    if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
+    for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
+    for (const event of step.events) {
+      const line = describeEvent(event, this.screen);
+      if (line) this.ui.captions.append(h("li", { text: line }));
+    }
+    this.ui.captions.scrollTop = this.ui.captions.scrollHeight;
+    const worth = step.wins.length || step.events.some((e) => describeEvent(e, this.screen));
+    if (worth) await pause(quick ? 150 : 450);
+  }
+
+  /** Cells that stay in place between two screens of a round (re-spins, held symbols). */
+  private heldCells(step: Step): Set<string> {
+    const held = new Set<string>();
+    for (const event of step.events) {
+      for (const p of (event.held ?? event.positions ?? []) as { row?: number; reel?: number }[]) {
+        if (typeof p.row === "number" && typeof p.reel === "number") held.add(`${p.row - 1},${p.reel - 1}`);
+      }
+    }
+    return held;
+  }
+
+  private showGamble(step: Step): void {
+    const shown = step.card ?? step.drawn ?? "";
+    const last = [...step.events].reverse().find((e) => e.type === "gamble") as { choice?: string; won?: boolean } | undefined;
+    const card = h("div", { class: `card ${shown.toLowerCase()}`, "aria-label": `Drawn: ${shown}`, text: shown });
+    this.ui.gamble.replaceChildren(card);
+    if (last) this.ui.gamble.append(h("p", { text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
+  }
+
+  private resume(): void {
+    const round = this.session.open_rounds.find((r) => r.game === this.model.code);
+    const last = round ? [...round.steps].reverse().find((s) => s.screen.length) : undefined;
+    if (!round) return;
+    if (last) {
+      this.reels.show(last.screen);
+      const cells = new Set<string>();
+      for (const win of last.wins) for (const cell of winCells(win, last.screen, this.model)) cells.add(cell);
+      this.reels.highlight(cells);
+    }
+    const gamble = [...round.steps].reverse().find((s) => s.kind === "gamble");
+    if (gamble) this.showGamble(gamble);
+    this.open = round;
+    this.root.dataset.round = String(round.id);
+    this.root.dataset.status = round.status;
+    this.offerDecision(round);
+    this.say("Your unfinished round is back where you left it: make your choice to go on.");
+  }
+
+  private toggleAutoplay(): void {
+    if (this.autoplay) {
+      void this.stopAutoplay("player");
+      return;
+    }
+    openAutoplay(this.model.code, betOf(this.fields), this.rules, (plan) => void this.runAutoplay(plan));
+  }
+
+  private async runAutoplay(plan: AutoplayPlan): Promise<void> {
+    this.autoplay = plan;
+    this.ui.autoplay.textContent = "AUTO ■";
+    this.refresh();
+    while (this.autoplay && this.autoplay.id === plan.id) {
+      const wait = this.rules.min_round_ms - (Date.now() - this.lastStart);
+      if (wait > 0) await pause(wait);
+      if (!this.autoplay) break;
+      const played = await this.play(plan.id);
+      if (!played || this.open) {
+        if (this.open) this.say("Autoplay paused: this decision is yours.");
+        await this.stopAutoplay(null);
+        break;
+      }
+      await pause(300);
+    }
+  }
+
+  private async stopAutoplay(by: string | null): Promise<void> {
+    const plan = this.autoplay;
+    this.autoplay = null;
+    this.ui.autoplay.textContent = "AUTO";
+    this.refresh();
+    if (plan && by) {
+      await request("DELETE", `/v1/autoplay/${plan.id}`).catch(() => undefined);
+      this.say("Autoplay stopped.");
+    }
+  }
+
+  private realityCheck(elapsed: number): void {
+    if (this.autoplay) void this.stopAutoplay("reality check");
+    const body = h(
+      "div",
+      {},
+      h("p", { text: `You have been playing for ${clock(elapsed)}.` }),
+      h("p", { text: `Net position this session: ${formatMoney(this.net, this.currency)}.` }),
+    );
+    const go = h("button", { text: "Keep playing" });
+    const leave = h("button", { text: "Leave the game" });
+    const box = document.createElement("dialog");
+    box.className = "reality";
+    box.setAttribute("aria-label", "Reality check");
+    box.append(h("h2", { text: "Reality check" }), body, h("footer", {}, go, leave));
+    go.addEventListener("click", () => box.close());
+    leave.addEventListener("click", () => location.assign("/"));
+    box.addEventListener("close", () => box.remove());
+    document.body.append(box);
+    box.showModal();
+  }
+}
+
+function meter(label: string, output: HTMLElement): HTMLElement {
+  return h("div", { class: "meter" }, h("span", { text: label }), output);
+}
+
+/** Open the game page for ``code`` in ``root``. */
+export async function openGame(root: HTMLElement, code: string): Promise<void> {
+  if (!storedSession()) throw new ApiError(401, { error: "INVALID_SESSION", message: "no session" }, null);
+  const [session, model] = await Promise.all([
+    request<Session>("GET", "/v1/session"),
+    request<GameModel>("GET", `/v1/games/${encodeURIComponent(code)}`),
+  ]);
+  document.title = `${model.name} · slotforge`;
+  const page = new GamePage(root, session, model);
+  (window as unknown as { slotforge: unknown }).slotforge = { page, frameTimes };
+}

@@ -1,0 +1,180 @@
+// The reels: one column per reel, each a strip of symbol cells moved with the Web Animations
+// API (composited transforms: smooth at 60 frames per second without a canvas library).
+
+import { symbolSvg, type SymbolArt } from "./art";
+import type { Screen } from "./types";
+
+export interface ReelOptions {
+  rows: number;
+  reels: number;
+  kinds: Record<string, string>; // symbol code -> kind
+  art: Record<string, SymbolArt>;
+  blur: string[]; // symbols shown passing by while a reel spins
+}
+
+const PASSING = 14; // symbols passing by on the first reel; later reels pass more
+
+/** Frame times (ms) measured while reels spin; read by the browser tests. */
+export const frameTimes: number[] = [];
+
+export class Reels {
+  readonly element: HTMLElement;
+  private strips: HTMLElement[] = [];
+  private running: Animation[] = [];
+  private screen: Screen;
+  private svgCache = new Map<string, string>();
+
+  constructor(private options: ReelOptions) {
+    this.element = document.createElement("div");
+    this.element.className = "reels";
+    this.element.style.setProperty("--rows", String(options.rows));
+    this.element.style.setProperty("--reels", String(options.reels));
+    this.element.setAttribute("role", "group");
+    this.element.setAttribute("aria-label", "reels");
+    for (let reel = 0; reel < options.reels; reel++) {
+      const window = document.createElement("div");
+      window.className = "reel";
+      const strip = document.createElement("div");
+      strip.className = "strip";
+      window.append(strip);
+      this.element.append(window);
+      this.strips.push(strip);
+    }
+    this.screen = Array.from({ length: options.rows }, (_, row) =>
+      Array.from({ length: options.reels }, (_, reel) => options.blur[(row * 3 + reel * 5) % options.blur.length]),
+    );
+    this.show(this.screen);
+  }
+
+  private svg(code: string): string {
+    let svg = this.svgCache.get(code);
+    if (!svg) {
+      svg = symbolSvg(code, this.options.kinds[code] ?? "high", this.options.art[code]);
+      this.svgCache.set(code, svg);
+    }
+    return svg;
+  }
+
+  private cells(codes: string[], final: boolean, reel: number): string {
+    return codes
+      .map((code, row) =>
+        final
+          ? `<div class="cell" data-row="${row}" data-reel="${reel}" data-symbol="${code}">${this.svg(code)}</div>`
+          : `<div class="cell passing">${this.svg(code)}</div>`,
+      )
+      .join("");
+  }
+
+  private column(screen: Screen, reel: number): string[] {
+    return screen.map((row) => row[reel]);
+  }
+
+  /** Show a screen at rest. */
+  show(screen: Screen): void {
+    this.screen = screen;
+    this.strips.forEach((strip, reel) => {
+      strip.style.setProperty("--len", String(this.options.rows));
+      strip.innerHTML = this.cells(this.column(screen, reel), true, reel);
+      strip.style.transform = "translateY(0)";
+    });
+    this.element.dataset.screen = JSON.stringify(screen);
+  }
+
+  /** Spin every reel and stop them, left to right, on ``screen``; ``held`` reels' cells stay. */
+  async spin(screen: Screen, quick: boolean, still: Set<string> = new Set()): Promise<void> {
+    const rows = this.options.rows;
+    const animations: Animation[] = [];
+    this.strips.forEach((strip, reel) => {
+      const before = this.column(this.screen, reel);
+      const after = this.column(screen, reel);
+      if (after.every((code, row) => still.has(`${row},${reel}`) && code === before[row])) {
+        strip.innerHTML = this.cells(after, true, reel);
+        return;
+      }
+      const passing = Array.from({ length: quick ? 4 : PASSING + reel * 3 }, () => this.randomSymbol());
+      const codes = [...after, ...passing, ...before];
+      strip.style.setProperty("--len", String(codes.length));
+      strip.innerHTML = this.cells(after, true, reel) + this.cells([...passing, ...before], false, reel);
+      const from = `translateY(${(-100 * (codes.length - rows)) / codes.length}%)`;
+      const duration = quick ? 220 + reel * 50 : 520 + reel * 170;
+      const animation = strip.animate([{ transform: from }, { transform: "translateY(0)" }], {
+        duration,
+        easing: "cubic-bezier(0.25, 0.1, 0.3, 1.08)",
+      });
+      animations.push(animation);
+    });
+    this.running = animations;
+    this.element.classList.add("spinning");
+    const measuring = this.measureFrames();
+    await Promise.all(animations.map((a) => a.finished.catch(() => undefined)));
+    measuring.stop();
+    this.running = [];
+    this.element.classList.remove("spinning");
+    this.show(screen);
+  }
+
+  /** Turn the cells that differ from ``screen`` over to show it (a mystery revealed). */
+  reveal(screen: Screen): void {
+    const changed: [number, number][] = [];
+    screen.forEach((row, r) => row.forEach((code, reel) => code !== this.screen[r]?.[reel] && changed.push([r, reel])));
+    this.show(screen);
+    for (const [row, reel] of changed) {
+      this.cell(row, reel)?.animate([{ transform: "rotateY(90deg)" }, { transform: "rotateY(0)" }], { duration: 300, easing: "ease-out" });
+    }
+  }
+
+  /** Stop the reels at once (quick stop). */
+  stopNow(): void {
+    for (const animation of this.running) animation.finish();
+  }
+
+  get spinning(): boolean {
+    return this.running.length > 0;
+  }
+
+  private randomSymbol(): string {
+    const blur = this.options.blur;
+    return blur[Math.floor(Math.random() * blur.length)];
+  }
+
+  private measureFrames(): { stop(): void } {
+    let last = performance.now();
+    let live = true;
+    const tick = (now: number) => {
+      if (!live) return;
+      frameTimes.push(now - last);
+      last = now;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame((now) => {
+      last = now;
+      requestAnimationFrame(tick);
+    });
+    return { stop: () => (live = false) };
+  }
+
+  cell(row: number, reel: number): HTMLElement | null {
+    return this.element.querySelector(`.cell[data-row="${row}"][data-reel="${reel}"]`);
+  }
+
+  /** Mark winning cells (``row,reel``) and clear the rest. */
+  highlight(cells: Set<string>): void {
+    this.element.querySelectorAll(".cell.win").forEach((cell) => cell.classList.remove("win"));
+    for (const key of cells) {
+      const [row, reel] = key.split(",").map(Number);
+      this.cell(row, reel)?.classList.add("win");
+    }
+    this.element.classList.toggle("has-wins", cells.size > 0);
+  }
+
+  /** Write a value on a cell (a CASH value, a bonus amount). */
+  label(row: number, reel: number, text: string): void {
+    const cell = this.cell(row, reel);
+    if (!cell) return;
+    cell.querySelector(".value")?.remove();
+    const value = document.createElement("span");
+    value.className = "value";
+    value.textContent = text;
+    cell.append(value);
+  }
+}

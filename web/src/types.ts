@@ -1,0 +1,105 @@
+// The shapes of the Player API's answers that the client reads.
+
+export type Screen = string[][];
+
+export interface Win {
+  kind: string;
+  symbol: string;
+  count: number;
+  amount: string;
+  line?: number;
+  multiplier?: number;
+}
+
+export interface GameEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+export interface Step {
+  kind: string;
+  screen: Screen;
+  wins: Win[];
+  events: GameEvent[];
+  card?: string;
+  drawn?: string;
+}
+
+export interface RoundRecord {
+  id: number;
+  game: string;
+  bet: Record<string, unknown>;
+  total_bet: string;
+  total_win: string;
+  status: string;
+  awaiting: { decision: string; options: string[]; win: string } | null;
+  steps: Step[];
+  balance_before: string;
+  balance_after: string;
+  jackpot_win: string;
+  currency: string;
+  started_at: string;
+  inputs?: { choices?: string[] };
+}
+
+export interface RoundAnswer {
+  round: RoundRecord;
+  balance: string;
+}
+
+export interface Jurisdiction {
+  name: string;
+  autoplay: { allowed: boolean; max_rounds: number; loss_limit_required: boolean };
+  min_round_ms: number;
+  gamble: boolean;
+  max_stake: string | null;
+  show_net_position: boolean;
+  show_session_timer: boolean;
+  reality_check_s: number | null;
+  turbo: boolean;
+  recall_rounds: number;
+}
+
+export interface SessionGame {
+  code: string;
+  name: string;
+  rtp: string;
+  bet: Record<string, unknown>;
+  decisions: Record<string, string[]>;
+  jackpot: boolean;
+}
+
+export interface Session {
+  player: number;
+  currency: string;
+  mode: "fun" | "real";
+  balance: string;
+  jurisdiction: Jurisdiction;
+  games: SessionGame[];
+  open_rounds: RoundRecord[];
+  net_position: string;
+  elapsed_s: number;
+}
+
+export interface CatalogueEntry {
+  code: string;
+  name: string;
+  rtp: string;
+  model: string;
+  grid: { rows: number; reels: number };
+  jackpot: boolean;
+}
+
+export interface GameModel extends CatalogueEntry {
+  symbols: { code: string; kind: string }[];
+  line_pays: Record<string, Record<string, number | string>> | null;
+  scatter_pays: Record<string, Record<string, number | string>> | null;
+  count_pays: Record<string, Record<string, number | string>> | null;
+  count_rule: string | null;
+  pay_scale: number | null;
+  wild: { symbol: string; substitutes_except?: string[] } | null;
+  features: Record<string, unknown> | null;
+  bet: Record<string, unknown>;
+  paylines: number[][];
+  decisions: Record<string, string[]>;
+}

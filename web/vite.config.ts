@@ -1,0 +1,16 @@
+import { defineConfig } from "vite";
+
+// The build goes into the Python package, which `slotforge serve` serves; the dev server
+// forwards the API to a `slotforge serve` on the default port.
+export default defineConfig({
+  base: "/",
+  build: {
+    outDir: "../src/slotforge/web/dist",
+    emptyOutDir: true,
+    assetsDir: "assets",
+    target: "es2022",
+  },
+  server: {
+    proxy: { "/v1": "http://127.0.0.1:8000" },
+  },
+});
