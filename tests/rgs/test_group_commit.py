@@ -1,0 +1,71 @@
+"""SQLite group commit: writers share commits, a failing writer rolls back alone, and no writer
+returns before its writes are committed (visible to a connection of its own)."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
+
+from slotforge.rgs.database import GroupCommit, connect
+
+WRITERS = 64
+
+metadata = MetaData()
+marks = Table("marks", metadata, Column("writer", Integer, primary_key=True))
+
+
+class Refused(Exception):
+    pass
+
+
+@pytest.fixture
+def engine(tmp_path):
+    engine = connect(f"sqlite:///{tmp_path / 'group.db'}")
+    metadata.create_all(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_writers_share_commits_and_a_failing_writer_rolls_back_alone(engine):
+    group = GroupCommit(engine)
+    commits = []
+    event.listen(engine, "commit", lambda conn: commits.append(1))
+    start = threading.Barrier(WRITERS)
+
+    def write(writer: int) -> bool:
+        """Mark ``writer``; odd writers fail after writing. True once committed and visible."""
+        start.wait()
+        try:
+            with group.transaction() as conn:
+                conn.execute(insert(marks).values(writer=writer))
+                if writer % 2:
+                    raise Refused(writer)
+        except Refused:
+            return False
+        with engine.connect() as reader:  # committed: another connection sees it
+            return reader.execute(select(marks.c.writer).where(marks.c.writer == writer)).first() is not None
+
+    with ThreadPoolExecutor(WRITERS) as pool:
+        visible = list(pool.map(write, range(WRITERS)))
+
+    assert visible == [writer % 2 == 0 for writer in range(WRITERS)]
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(marks.c.writer)).scalars()) == list(range(0, WRITERS, 2))
+    assert 1 <= len(commits) < WRITERS  # commits were shared
+
+
+def test_a_failed_commit_is_raised_to_every_writer_of_the_batch(engine):
+    group = GroupCommit(engine)
+    with pytest.raises(Exception, match="disk full"):
+        with group.transaction() as conn:
+            conn.execute(insert(marks).values(writer=1))
+
+            def refuse(_connection):
+                raise OSError("disk full")
+
+            event.listen(conn, "commit", refuse)
+    with engine.connect() as reader:
+        assert reader.execute(select(marks.c.writer)).first() is None
