@@ -183,6 +183,10 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if climbs:  # Rapunzel's tower shows where the Prince got to
         expected = f"level {climbs[-1]['level']} · wins ×{climbs[-1]['multiplier']}"
         assert page.get_by_label("Rapunzel's tower").inner_text() == expected
+    respins = [e for e in events if e["type"] == "respins"]
+    if respins:  # Moon of Fortune's Hold the Jackpot
+        expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
+        assert page.get_by_label("Hold the Jackpot").inner_text() == expected
     beans = [e for e in events if e["type"] == "bean"]
     if beans:
         assert page.get_by_label("Beanstalk").inner_text() == f"level {beans[-1]['level']} of 8"
