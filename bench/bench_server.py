@@ -1,12 +1,13 @@
 """The game server: durable Dynasty rounds per second and their latency, 32 players at once.
 
-    python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql]
+    python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1]
 
 For each database a real ``slotforge serve`` process is started; 32 players each play rounds
 back to back (every answer is a committed round: stake, record, win and ledger on disk). The
 same server's bare ``GET /v1/health`` rate with the same concurrency is measured in the same run
 as the reference: what the HTTP stack alone costs on this machine. Server and load generator
-share the machine. PostgreSQL is expected at 127.0.0.1:5432 (user postgres).
+share the machine; the load generator writes HTTP/1.1 by hand so that it costs the server's
+machine little CPU. PostgreSQL is expected at 127.0.0.1:5432 (user postgres).
 """
 
 from __future__ import annotations
@@ -160,14 +161,14 @@ def drop(name: str) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def bench(backend: str, count: int, seconds: float, port: int) -> dict[str, float]:
+def bench(backend: str, count: int, seconds: float, port: int, workers: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         name = None
         if backend == "sqlite":
             url = f"sqlite:///{Path(folder) / 'bench.db'}"
         else:
             name, url = postgres_database()
-        server = start_server(url, Path(folder), port)
+        server = start_server(url, Path(folder), port, workers)
         try:
             return asyncio.run(measure(port, operator_key(url), count, seconds))
         finally:
@@ -182,10 +183,12 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--workers", type=int, default=1, help="server processes (slotforge serve --workers)")
     args = parser.parse_args()
-    print(f"{args.players} players, {args.seconds:.0f} s each, Dynasty default bet, gamble off")
+    print(f"{args.players} players, {args.seconds:.0f} s each, Dynasty default bet, gamble off, "
+          f"{args.workers} server process(es)")
     for backend in args.backends.split(","):
-        figures = bench(backend, args.players, args.seconds, args.port)
+        figures = bench(backend, args.players, args.seconds, args.port, args.workers)
         print(f"{backend:10} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
               f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
               f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "

@@ -385,10 +385,12 @@ def par(
     force: bool = typer.Option(False, "--force", metavar="", help="overwrite --out when it exists"),
     model: Path | None = model_option(),
 ) -> None:
-    """Write a PAR sheet: the RTP and its parts, simulated figures, paytable, paylines and strips.
+    """Write a PAR sheet: the RTP and its parts, simulated figures, the win distribution, volatility,
+    the top award's odds, the RTP per bet configuration, paytable, paylines and strips.
 
-    Without --out the sheet goes to standard output; --out never overwrites a file unless
-    --force is given. The project's own sheets are regenerated with --shipped only."""
+    With --out the sheet's pictures (PNG) are written beside it; without --out the sheet goes to
+    standard output, without pictures. --out never overwrites a file unless --force is given.
+    The project's own sheets are regenerated with --shipped only."""
     from slotforge.maths.par import SHIPPED
 
     checked_cluster(cluster)

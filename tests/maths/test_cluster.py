@@ -110,3 +110,10 @@ def test_ctrl_c_on_a_terminal_stops_a_cluster_run_and_prints_what_ran():
     assert report["interrupted"] is True and report["workers"] == 2
     assert 0 < report["rounds"] < 10**18 and report["rounds"] % (1 << 20) == 0
     assert 0.5 < report["rtp"] < 1.5
+
+
+def test_an_exact_rtp_says_the_cluster_is_not_used():
+    result = CliRunner().invoke(app, ["rtp", "dynasty", "--cluster", "local:2", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "dynasty's RTP is exact: --rounds/--seconds/--cluster are not used" in result.stderr
+    assert json.loads(result.stdout)["method"] == "exact"

@@ -198,14 +198,15 @@ class ServerProcess:
     """``slotforge serve`` in a process of its own, started and killed by the test."""
 
     def __init__(self, database_url: str, log: Path, games: str = '["dynasty"]', qa: bool = False,
-                 extra_env: dict[str, str] | None = None) -> None:
+                 extra_env: dict[str, str] | None = None, config: Path | None = None) -> None:
         self.database_url = database_url
         self.log = log
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": games, **(extra_env or {})}
         self.args = [sys.executable, "-m", "slotforge.cli", "serve", "--port", str(self.port),
-                     "--database", database_url, *(["--qa"] if qa else [])]
+                     "--database", database_url, *(["--qa"] if qa else []),
+                     *(["--config", str(config)] if config else [])]
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 120) -> ServerProcess:

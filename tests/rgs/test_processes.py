@@ -11,7 +11,9 @@ import json
 import random
 import secrets
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -21,6 +23,7 @@ from sqlalchemy import select
 
 from slotforge.engine import round as runner
 from slotforge.rgs.audit import audit as check_books
+from slotforge.rgs.claims import Claims
 from slotforge.rgs.database import connect
 from slotforge.rgs.schema import rounds
 
@@ -120,7 +123,7 @@ def test_parallel_real_rounds_with_wins_keep_the_balance_at_the_ledgers_sum(serv
     assert audit(served.database_url).returncode == 0
 
 
-def test_two_servers_on_one_database_share_one_balance(served, games, tmp_path):
+def test_two_servers_on_one_database_share_one_balance_and_play_a_key_once(served, api, games, tmp_path):
     second = ServerProcess(served.database_url, tmp_path / "second.log", qa=True, extra_env=QA_ENV).start()
     try:
         screen = losing_screen(games["dynasty"])
@@ -129,9 +132,51 @@ def test_two_servers_on_one_database_share_one_balance(served, games, tmp_path):
         answers = parallel([lambda url=url: losing_round(url, token, screen) for url in urls])
         assert sorted(a.status_code for a in answers) == [200] * 10 + [402] * 40
         assert balance_of(second.url, token) == "0.00"
+
+        # One key sent to both servers at once: one round; a twin waits for nothing.
+        player, key = api.player("10.00"), secrets.token_hex(8)
+        answers = parallel([lambda url=url: same_key_round(url, player.headers, key) for url in urls[:20]], workers=20)
+        played = [a.json() for a in answers if a.status_code == 200]
+        assert played and all(p == played[0] for p in played)
+        assert {a.json()["error"] for a in answers if a.status_code != 200} <= {"REQUEST_IN_PROGRESS"}
+        assert len(player.get("/v1/rounds").json()["rounds"]) == 1
     finally:
         second.kill()
     assert audit(served.database_url).returncode == 0
+
+
+def same_key_round(url: str, headers: dict[str, str], key: str) -> httpx.Response:
+    with httpx.Client(base_url=url, timeout=60) as client:
+        return client.post("/v1/rounds", json={"game": "dynasty"}, headers={**headers, "Idempotency-Key": key})
+
+
+@contextmanager
+def claimed(database_url: str, player_id: int, key: str) -> Iterator[None]:
+    """Hold the claim on (player, key) from this process, as a server elsewhere running that
+    request would."""
+    engine = connect(database_url)
+    claims = Claims(engine)
+    try:
+        with claims.outside(player_id, key), engine.begin() as conn:
+            claims.inside(conn, player_id, key)
+            yield
+    finally:
+        engine.dispose()
+
+
+def test_a_key_claimed_in_another_process_answers_request_in_progress_until_released(served, api):
+    player, key = api.player("10.00"), secrets.token_hex(8)
+    player_id = player.get("/v1/session").json()["player"]
+    with claimed(served.database_url, player_id, key):
+        twin = player.play(key=key)
+        assert twin.status_code == 409 and twin.json()["error"] == "REQUEST_IN_PROGRESS"
+        other = player.play()  # another key of the same player is not held up
+        assert other.status_code == 200, other.text
+        other = player.finish(other)
+    assert player.get("/v1/session").json()["balance"] == other["balance"]  # the twin took nothing
+    first = player.play(key=key)
+    assert first.status_code == 200, first.text
+    assert player.play(key=key).json() == first.json()
 
 
 # -- kill -9 -------------------------------------------------------------------------------------

@@ -126,7 +126,9 @@ def configuration_section(game: Game, data: SheetData, rtp: dict[str, Any]) -> l
         lines += ["From the RTP report (exact given the simulated chances; see the RTP section):", "",
                   "| stake | RTP |", "|---|---|",
                   *[f"| {stake} | {percent(value)} |" for stake, value in rtp["rtp_by_stake"].items()], ""]
-    if len(data.configurations) == 1:
+    if "rtp_by_stake" in rtp:
+        lines += ["The simulation at the default bet:", ""]
+    elif len(data.configurations) == 1:
         lines += ["Every bet has the same RTP (the RTP report above says why: wins scale with the bet); the "
                   "simulation at the default bet:", ""]
     else:

@@ -1,9 +1,10 @@
 """The round service: a round's stake, play, win, ledger entries and jackpot share in one transaction.
 
-Every state-changing request of a player runs through :meth:`Server.exactly_once`: the player's
-row is locked (SQLite: the database's write lock, taken at ``BEGIN IMMEDIATE``), the
-idempotency key is looked up, the work is done and its answer stored with the key, all in one
-transaction. A crash before the commit leaves nothing; after it, the retry gets the stored answer.
+Every state-changing request of a player runs through :meth:`Server.exactly_once`: its
+idempotency key is claimed (a twin running in any process answers 409), the player's row is
+locked (SQLite: the database's write lock, taken at ``BEGIN IMMEDIATE``), the idempotency key
+is looked up, the work is done and its answer stored with the key, all in one transaction. A
+crash before the commit leaves nothing; after it, the retry gets the stored answer.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
+from slotforge.rgs.claims import Claims, in_progress
 from slotforge.rgs.database import GroupCommit, write_transaction
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
 from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
@@ -92,7 +94,9 @@ class Server:
         self.wallet: Wallet = wallet or InternalWallet()
         self.jackpots: Jackpots = jackpots or EmbeddedJackpots()
         self.clock = clock
+        # Twin requests: threads of this process meet here, other processes at the claims.
         self._in_flight: set[tuple[int, str]] = set()
+        self.claims = Claims(engine)
         self._flight_lock = threading.Lock()
         # SQLite has one writer at a time: this process's writers queue on a lock (fair and
         # prompt, where SQLite's busy handler sleeps and retries) and share commits.
@@ -133,10 +137,11 @@ class Server:
         flight = (auth.player_id, key)
         with self._flight_lock:
             if flight in self._in_flight:
-                raise ApiError(409, "REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still running")
+                raise in_progress()
             self._in_flight.add(flight)
         try:
-            with self.transaction() as conn:
+            with self.claims.outside(auth.player_id, key), self.transaction() as conn:
+                self.claims.inside(conn, auth.player_id, key)
                 player = lock_player(conn, auth.player_id)
                 stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
                 if stored is not None:
