@@ -178,6 +178,18 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     check_paid(page, before, round_)
     wins = [w for step in round_["steps"] for w in step["wins"]]
     assert page.locator(".wins li").count() == len(wins)
+    events = [e for step in round_["steps"] for e in step["events"]]
+    climbs = [e for e in events if e["type"] == "prince_climbs"]
+    if climbs:  # Rapunzel's tower shows where the Prince got to
+        expected = f"level {climbs[-1]['level']} · wins ×{climbs[-1]['multiplier']}"
+        assert page.get_by_label("Rapunzel's tower").inner_text() == expected
+    respins = [e for e in events if e["type"] == "respins"]
+    if respins:  # Moon of Fortune's Hold the Jackpot
+        expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
+        assert page.get_by_label("Hold the Jackpot").inner_text() == expected
+    beans = [e for e in events if e["type"] == "bean"]
+    if beans:
+        assert page.get_by_label("Beanstalk").inner_text() == f"level {beans[-1]['level']} of 8"
 
 
 def test_a_reload_in_the_middle_of_a_decision_resumes_the_round(page_for, served):

@@ -30,6 +30,7 @@ export class GamePage {
   private nextRealityCheck = 0; // session seconds
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
   private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
+  private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
   readonly screen: GameScreen;
   private ui = {
@@ -135,6 +136,7 @@ export class GamePage {
     );
     const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner, this.ui.gamble);
     if (this.model.jackpot || this.screen.jackpots) stage.prepend(this.jackpots);
+    stage.append(this.meters);
     this.root.replaceChildren(top, stage, this.ui.decisions, this.ui.message, meters, controls, h("div", { class: "log" }, this.ui.wins, this.ui.captions));
     if (new URLSearchParams(location.search).has("qa")) this.root.append(this.qaPanel());
     this.root.dataset.ready = "true";
@@ -337,6 +339,22 @@ export class GamePage {
     this.ui.gamble.replaceChildren();
     this.reels.highlight(new Set());
     this.values.clear();
+    this.meters.replaceChildren();
+  }
+
+  /** Show a feature's progress as its events move it (one meter per name, the latest value). */
+  private moveMeters(events: Step["events"]): void {
+    for (const event of events) {
+      const meter = this.screen.meter?.(event);
+      if (!meter) continue;
+      const [name, text] = meter;
+      let output = this.meters.querySelector<HTMLOutputElement>(`output[aria-label="${name}"]`);
+      if (!output) {
+        output = h("output", { "aria-label": name });
+        this.meters.append(h("div", { class: "jackpot" }, h("span", { text: name }), output));
+      }
+      output.textContent = text;
+    }
   }
 
   /** Show what a round's record adds to the steps already ``seen`` (a decision may add steps or
@@ -420,6 +438,7 @@ export class GamePage {
       this.reels.highlight(cells);
     }
     if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
+    this.moveMeters(step.events);
     for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
     for (const event of step.events) {
       const line = describeEvent(event, this.screen);
@@ -461,6 +480,7 @@ export class GamePage {
     }
     const gamble = [...round.steps].reverse().find((s) => s.kind === "gamble");
     if (gamble) this.showGamble(gamble);
+    for (const step of round.steps) this.moveMeters(step.events);
     this.open = round;
     this.root.dataset.round = String(round.id);
     this.root.dataset.status = round.status;

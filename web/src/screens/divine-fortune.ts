@@ -33,6 +33,11 @@ export const divineFortune: GameScreen = {
       { name: "Major", amount: times(stake, game.major_x_total_bet ?? 0) },
     ];
   },
+  meter(event) {
+    if (event.type === "falling_wilds") return ["Falling wilds", `${event.count} on the reels`];
+    if (event.type === "bonus_landed" || event.type === "bonus_placed") return ["Bonus game", `coin on cell ${Number(event.cell) + 1} of 15`];
+    return undefined;
+  },
   describeEvent(event) {
     if (event.type === "falling_wilds") return event.count ? `Falling wilds: ${event.count} wild${event.count === 1 ? "" : "s"} fall one row` : null;
     if (event.type === "wild_on_wild") return `Wild on Wild: reel ${event.reel} turns wild`;

@@ -29,4 +29,9 @@ export const goldenGrimoire: GameScreen = {
   picture: picture(["#4a148c", "#120824"], `<g transform="translate(105 10) scale(1.1)">${book}</g>
     <g transform="translate(20 30) scale(0.7)">${spider}</g><g transform="translate(230 30) scale(0.7)">${octopus}</g>`, "Golden Grimoire"),
   stake: (bet) => times(String(bet.coin_value), Number(bet.bet_level) * 20),
+  meter(event) {
+    if (event.type === "sticky_landed") return ["Sticky mysteries", `${(event.held as unknown[]).length} held`];
+    if (event.type === "mystery" || event.type === "sticky_mystery") return ["Mystery", `turned ${event.symbol}`];
+    return undefined;
+  },
 };

@@ -36,6 +36,10 @@ export const moonOfFortune: GameScreen = {
     const table = (model.features?.jackpots ?? {}) as Record<string, number>;
     return Object.entries(table).map(([name, x]) => ({ name: name.charAt(0) + name.slice(1).toLowerCase(), amount: times(String(bet.bet), x) }));
   },
+  meter(event) {
+    if (event.type === "respins") return ["Hold the Jackpot", `${event.left} re-spins left · ${event.filled} of 16 filled`];
+    return undefined;
+  },
   describeEvent(event) {
     if (event.type === "cash") return null; // the value is written on the cell
     if (event.type === "hold_the_jackpot") return `HOLD THE JACKPOT! ${event.bonus_symbols} bonus symbols`;

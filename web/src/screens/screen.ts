@@ -23,6 +23,8 @@ export interface GameScreen {
   jackpots?(bet: Record<string, string | number>, model: GameModel): { name: string; amount: string }[];
   /** The name of the game's progressive pool, if it has one. */
   poolName?: string;
+  /** A feature's progress an event moves (a tower climbed, a stalk grown): [name, what it shows]. */
+  meter?(event: GameEvent): [string, string] | undefined;
   /** Labels for decision options (value -> what the button says). */
   optionLabels?: Record<string, string>;
 }

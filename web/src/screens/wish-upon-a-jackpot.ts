@@ -30,6 +30,13 @@ export const wishUponAJackpot: GameScreen = {
     ...Object.fromEntries(BOOKS.map((label, i) => [`book_${i + 1}`, label])),
     ...Object.fromEntries([1, 2, 3].flatMap((i) => [[`orb_${i}`, `Orb ${i}`], [`bean_${i}`, `Bean ${i}`], [`egg_${i}`, `Egg ${i}`]])),
   },
+  meter(event) {
+    if (event.type === "prince_climbs") return ["Rapunzel's tower", `level ${event.level} · wins ×${event.multiplier}`];
+    if (event.type === "bean") return ["Beanstalk", `level ${event.level} of 8`];
+    if (event.type === "pig" || event.type === "wolf") return ["Pig WILDs standing", String(event.wilds_standing)];
+    if (event.type === "offer") return ["Deal Maker", `offer ${event.offer}: ${event.amount} · ${event.scrolls_left} scrolls left`];
+    return undefined;
+  },
   describeEvent(event) {
     const words: Record<string, string> = {
       deal_maker: "Rumpelstiltskin's Deal Maker",
