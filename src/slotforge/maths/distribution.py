@@ -31,13 +31,18 @@ CLASS_EDGES = (1, 2, 5, 10, 20, 50, 100, 250, 500, 1000, 2500, 5000)
 def class_labels() -> list[str]:
     """Names of the win classes, in order."""
     bounds = [0, *CLASS_EDGES]
-    return ["no win", "(0, 1)x", *[f"[{a:,}, {b:,})x" for a, b in zip(bounds[1:], bounds[2:], strict=False)],
-            f"{CLASS_EDGES[-1]:,}x and more"]
+    return [
+        "no win",
+        "(0, 1)x",
+        *[f"[{a:,}, {b:,})x" for a, b in zip(bounds[1:], bounds[2:], strict=False)],
+        f"{CLASS_EDGES[-1]:,}x and more",
+    ]
 
 
 @loop
-def _classify_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, edges, counts, wins,
-                     largest):
+def _classify_rounds(
+    play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, edges, counts, wins, largest
+):
     """Play ``rounds`` rounds; count each win in its class (``edges`` in win units), add it to
     that class's sum and keep the largest in ``largest[0]``. Returns the sum of squared wins."""
     squares = 0.0
@@ -92,8 +97,14 @@ def checkpoints(rounds: int, per_decade: int = 12, first: int = 1000) -> list[in
     return sorted({p for p in points if p < rounds} | {rounds})
 
 
-def distribution(game: Game, rounds: int, seed: int = 1, bet: dict[str, Any] | None = None,
-                 strategy: str | None = None, chunk: int = CHUNK) -> Distribution:
+def distribution(
+    game: Game,
+    rounds: int,
+    seed: int = 1,
+    bet: dict[str, Any] | None = None,
+    strategy: str | None = None,
+    chunk: int = CHUNK,
+) -> Distribution:
     """Simulate ``rounds`` rounds of ``game`` at ``bet`` into win classes, recording the RTP's path."""
     play_round = importlib.import_module(type(game).__module__).play_round
     played = game.parse_bet(bet) if bet else game.simulation_bet()
@@ -111,8 +122,21 @@ def distribution(game: Game, rounds: int, seed: int = 1, bet: dict[str, Any] | N
         state, scratch, end = game.state_array({}, played), game.scratch(), done + size
         while done < end:
             step = min(mark, end) - done
-            result.squares += _classify_rounds(play_round, game.tables, arguments, state, outcomes, events.off(),
-                                               scratch, step, tally, edges, counts, wins, result.largest_win)
+            result.squares += _classify_rounds(
+                play_round,
+                game.tables,
+                arguments,
+                state,
+                outcomes,
+                events.off(),
+                scratch,
+                step,
+                tally,
+                edges,
+                counts,
+                wins,
+                result.largest_win,
+            )
             done += step
             if done == mark:
                 summary = stats.summarise(done, int(wins.sum()), result.squares, units)
@@ -127,8 +151,9 @@ def volatility_index(std: float, confidence: float = 0.90) -> float:
     return stats.z(confidence) * std
 
 
-def player_intervals(std: float, counts: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6, 10**7, 10**8),
-                     confidence: float = 0.95) -> list[tuple[int, float]]:
+def player_intervals(
+    std: float, counts: tuple[int, ...] = (10**3, 10**4, 10**5, 10**6, 10**7, 10**8), confidence: float = 0.95
+) -> list[tuple[int, float]]:
     """The half-width of the interval in which a player's RTP over ``n`` rounds falls with
     ``confidence`` (normal approximation), for each ``n``."""
     return [(n, stats.z(confidence) * std / math.sqrt(n)) for n in counts]

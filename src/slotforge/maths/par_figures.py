@@ -123,21 +123,31 @@ def _bet_text(bet: dict[str, Any]) -> str:
 def configuration_section(game: Game, data: SheetData, rtp: dict[str, Any]) -> list[str]:
     lines = ["## RTP per bet configuration", ""]
     if "rtp_by_stake" in rtp:
-        lines += ["From the RTP report (exact given the simulated chances; see the RTP section):", "",
-                  "| stake | RTP |", "|---|---|",
-                  *[f"| {stake} | {percent(value)} |" for stake, value in rtp["rtp_by_stake"].items()], ""]
+        lines += [
+            "From the RTP report (exact given the simulated chances; see the RTP section):",
+            "",
+            "| stake | RTP |",
+            "|---|---|",
+            *[f"| {stake} | {percent(value)} |" for stake, value in rtp["rtp_by_stake"].items()],
+            "",
+        ]
     if "rtp_by_stake" in rtp:
         lines += ["The simulation at the default bet:", ""]
     elif len(data.configurations) == 1:
-        lines += ["Every bet has the same RTP (the RTP report above says why: wins scale with the bet); the "
-                  "simulation at the default bet:", ""]
+        lines += [
+            "Every bet has the same RTP (the RTP report above says why: wins scale with the bet); the "
+            "simulation at the default bet:",
+            "",
+        ]
     else:
         lines += ["Each configuration simulated on its own (same seed):", ""]
     lines += ["| bet | simulated RTP (99%) | hit frequency | volatility index (90%) |", "|---|---|---|---|"]
     for bet, dist in data.configurations:
         hit = 1 - dist.counts[0] / dist.rounds
-        lines.append(f"| {_bet_text(bet)} | {percent(dist.rtp)} ± {points(dist.ci99)} | {percent(hit, 2)} | "
-                     f"{volatility_index(dist.std):.2f} |")
+        lines.append(
+            f"| {_bet_text(bet)} | {percent(dist.rtp)} ± {points(dist.ci99)} | {percent(hit, 2)} | "
+            f"{volatility_index(dist.std):.2f} |"
+        )
     return lines + [""]
 
 
@@ -176,8 +186,11 @@ def distribution_section(game: Game, data: SheetData) -> list[str]:
         one_in = f"{1 / share:,.1f}" if count else "-"
         lines.append(f"| {label} | {percent(share, 6)} | {one_in} | {percent(wins / dist.rounds / dist.units)} |")
     lines.append("")
-    titles = {"win-distribution": "Win distribution (log scale)", "rtp-convergence": "RTP converging, 99% band",
-              "hit-frequency": "Hit frequency and RTP by win size"}
+    titles = {
+        "win-distribution": "Win distribution (log scale)",
+        "rtp-convergence": "RTP converging, 99% band",
+        "hit-frequency": "Hit frequency and RTP by win size",
+    }
     for kind, file in data.pictures.items():
         lines += [f"![{titles[kind]}]({file})", ""]
     return lines
