@@ -346,9 +346,11 @@ def test_autoplay_plays_its_rounds_under_a_loss_limit_and_stops(page_for, served
     answers = []
     page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST"
             and answers.append((r.status, r.request.post_data_json, r.json())))
-    dialog.get_by_role("button", name="Start autoplay").click()
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds") and r.status == 409, timeout=60_000):
+        dialog.get_by_role("button", name="Start autoplay").click()
     page.wait_for_function("document.querySelector('.message').textContent.startsWith('Autoplay stopped')",
                            timeout=60_000)
+    page.wait_for_timeout(100)  # the last answer's event reaches this test after the page has it
     played = [body for status, _, body in answers if status == 200]
     assert len(played) == 5 and answers[-1][0] == 409 and answers[-1][2]["error"] == "AUTOPLAY_STOPPED"
     plan = {request["autoplay"] for _, request, _ in answers}
