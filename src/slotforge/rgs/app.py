@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -72,7 +73,8 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     finished = server.complete_stale_rounds()
     if finished:
         log.info("completed %d interrupted rounds past their jurisdiction's limit", finished)
-    app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json")
+    app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
+                  lifespan=outbox_worker)
     app.state.server = server
     app.include_router(player_api.router)
     app.include_router(operator_api.router)
@@ -80,6 +82,17 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     install_error_answers(app)
     app.add_middleware(BodyLimit)
     return app
+
+
+@asynccontextmanager
+async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
+    """Deliver the outbox while the server serves (what earlier processes left included)."""
+    outbox = app.state.server.outbox
+    outbox.start()
+    try:
+        yield
+    finally:
+        outbox.stop()
 
 
 def error_answer(error: ApiError) -> JSONResponse:

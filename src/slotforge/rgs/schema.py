@@ -150,3 +150,22 @@ jackpot_entries = Table(
     Column("detail", Text, nullable=False),  # the Contribution or Claim, JSON
     Column("created_at", BigInteger, nullable=False),
 )
+
+outbox = Table(
+    "outbox", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("target", String(20), nullable=False),  # the system owed: wallet, jackpot
+    Column("kind", String(20), nullable=False),  # credit rollback contribution claim ...
+    Column("key", String(200), nullable=False),  # what the receiver is idempotent on
+    Column("round_id", Id, nullable=True),
+    Column("payload", Text, nullable=False),  # JSON
+    Column("created_at", BigInteger, nullable=False),
+    Column("due_at", BigInteger, nullable=False),  # next attempt; later than created_at when held
+    Column("attempts", Integer, nullable=False),
+    Column("delivered_at", BigInteger, nullable=True),
+    Column("answer", Text, nullable=True),  # the receiver's acknowledgement, JSON
+    Column("last_error", Text, nullable=True),
+    UniqueConstraint("target", "key"),
+    Index("ix_outbox_due", "delivered_at", "due_at"),
+    Index("ix_outbox_round", "round_id"),
+)

@@ -30,6 +30,7 @@ from slotforge.rgs.database import GroupCommit, write_transaction
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
 from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
 from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.wallet import InternalWallet, Wallet
@@ -101,6 +102,9 @@ class Server:
         # SQLite has one writer at a time: this process's writers queue on a lock (fair and
         # prompt, where SQLite's busy handler sleeps and retries) and share commits.
         self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
+        # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
+        # by a worker thread; the wallet and jackpots that need it register their receivers.
+        self.outbox = Outbox(engine, self.transaction, clock)
 
     def now(self) -> int:
         return int(self.clock() * 1000)

@@ -1,0 +1,223 @@
+"""The outbox: what the database promised other systems, delivered until they acknowledge it.
+
+A round that owes another system a message (the operator's wallet a credit, the jackpot service
+a contribution) writes the message here in the round's own transaction, so the message exists
+exactly when the round does: a crash before the commit leaves neither, a crash after it leaves
+both. A worker thread in every server process delivers the due messages, oldest first, and
+retries with back-off until the receiver acknowledges. Every message carries a key its receiver
+is idempotent on, so a repeated delivery (a crash between the receiver's answer and our mark, two
+processes delivering at once, a lost reply) is harmless: the receiver answers as the first time.
+
+A message can also be *held*: written, and committed, before a risky call, with its due time in
+the future ("roll this debit back unless the round commits"). The transaction that makes it
+unnecessary cancels it; a caller that knows the call failed makes it due at once; and if the
+process dies in between, the worker delivers it when it falls due.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+
+from slotforge.rgs.schema import outbox
+
+log = logging.getLogger("slotforge.rgs.outbox")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message owed to another system."""
+
+    id: int
+    target: str  # which system: "wallet", "jackpot", ...
+    kind: str  # what to do there: "credit", "rollback", "contribution", ...
+    key: str  # what the receiver is idempotent on (a transaction id, a round id)
+    payload: dict[str, Any]
+    round_id: int | None
+    attempts: int
+
+
+# A receiver's delivery: returns the acknowledgement, raises to be retried later.
+Deliver = Callable[[Message], dict[str, Any]]
+# Runs in the transaction that marks a message delivered (e.g. a round's credit no longer pending).
+Acknowledged = Callable[[Connection, Message, dict[str, Any]], None]
+
+
+def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[str, Any], *, now: int,
+            round_id: int | None = None, hold_ms: int = 0) -> None:
+    """Owe ``target`` a message, in the caller's transaction; due at once, or after ``hold_ms``
+    (a held message, cancelled by :func:`cancel` or made due by :func:`make_due`)."""
+    conn.execute(insert(outbox).values(
+        target=target, kind=kind, key=key, round_id=round_id, payload=json.dumps(payload, sort_keys=True),
+        created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None))
+
+
+def cancel(conn: Connection, target: str, key: str) -> bool:
+    """Withdraw an undelivered message (a held intent that is no longer needed)."""
+    gone = conn.execute(delete(outbox).where(outbox.c.target == target, outbox.c.key == key,
+                                             outbox.c.delivered_at.is_(None)))
+    return gone.rowcount > 0
+
+
+def make_due(conn: Connection, target: str, key: str, now: int) -> None:
+    """Deliver a held message at the worker's next pass."""
+    conn.execute(update(outbox).where(outbox.c.target == target, outbox.c.key == key,
+                                      outbox.c.delivered_at.is_(None)).values(due_at=now))
+
+
+def pending(conn: Connection, target: str | None = None, round_id: int | None = None) -> int:
+    """How many messages are not yet acknowledged (held ones included)."""
+    query = select(func.count()).select_from(outbox).where(outbox.c.delivered_at.is_(None))
+    if target is not None:
+        query = query.where(outbox.c.target == target)
+    if round_id is not None:
+        query = query.where(outbox.c.round_id == round_id)
+    return conn.execute(query).scalar_one()
+
+
+def backoff_ms(attempts: int, largest_ms: int) -> int:
+    """Wait before the next attempt: 100 ms doubling per failure, up to ``largest_ms``."""
+    return min(100 * 2 ** min(attempts, 20), largest_ms)
+
+
+class Outbox:
+    """Delivers due messages to the receivers registered per target, in a background thread.
+
+    ``transaction`` opens the server's write transactions (group commit on SQLite); the worker
+    holds none while it talks to a receiver, so a slow receiver never blocks rounds.
+    """
+
+    def __init__(self, engine: Engine, transaction: Callable[[], AbstractContextManager[Connection]],
+                 clock: Callable[[], float] = time.time, *, batch: int = 50, largest_backoff_ms: int = 2000,
+                 idle_s: float = 0.5) -> None:
+        self.engine = engine
+        self.transaction = transaction
+        self.clock = clock
+        self.batch = batch
+        self.largest_backoff_ms = largest_backoff_ms
+        self.idle_s = idle_s
+        self._receivers: dict[str, tuple[Deliver, Acknowledged | None]] = {}
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def now(self) -> int:
+        return int(self.clock() * 1000)
+
+    def register(self, target: str, deliver: Deliver, acknowledged: Acknowledged | None = None) -> None:
+        """Deliver ``target``'s messages with ``deliver``; ``acknowledged`` runs with the mark."""
+        self._receivers[target] = (deliver, acknowledged)
+
+    @property
+    def targets(self) -> list[str]:
+        return sorted(self._receivers)
+
+    # -- the worker ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the worker thread (once); it also delivers what an earlier process left."""
+        if self._thread is None and self._receivers:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="slotforge-outbox", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def wake(self) -> None:
+        """Look for due messages now (a round just committed one)."""
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                delivered = self.deliver_due()
+            except Exception:  # the database itself failing: try again shortly
+                log.exception("outbox: a delivery pass failed")
+                delivered = 0
+            if not delivered:
+                self._wake.wait(self.idle_s)
+                self._wake.clear()
+
+    # -- one pass -----------------------------------------------------------------------------
+    def due(self) -> list[Message]:
+        """The messages due now, oldest first, for the targets this process delivers."""
+        if not self._receivers:
+            return []
+        query = (select(outbox).where(outbox.c.delivered_at.is_(None), outbox.c.due_at <= self.now(),
+                                      outbox.c.target.in_(self.targets))
+                 .order_by(outbox.c.id).limit(self.batch))
+        with self.engine.connect() as conn:
+            return [message_of(row) for row in conn.execute(query).mappings()]
+
+    def deliver_due(self) -> int:
+        """Try every due message once; returns how many were acknowledged."""
+        acknowledged = 0
+        for message in self.due():
+            if self._stop.is_set():
+                break
+            acknowledged += self.deliver(message)
+        return acknowledged
+
+    def deliver(self, message: Message) -> bool:
+        """Deliver one message and record the outcome; True when acknowledged."""
+        deliver, on_acknowledged = self._receivers[message.target]
+        try:
+            answer = deliver(message)
+        except Exception as error:  # any failure is retried: the receiver is idempotent on the key
+            self._failed(message, error)
+            return False
+        with self.transaction() as conn:
+            marked = conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None))
+                                  .values(delivered_at=self.now(), answer=json.dumps(answer, default=str),
+                                          attempts=message.attempts + 1))
+            if marked.rowcount and on_acknowledged is not None:
+                on_acknowledged(conn, message, answer)
+        return True
+
+    def _failed(self, message: Message, error: Exception) -> None:
+        attempts = message.attempts + 1
+        log.warning("outbox: %s %s %s not delivered (attempt %d): %s", message.target, message.kind, message.key,
+                    attempts, error)
+        with self.transaction() as conn:
+            conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None)).values(
+                attempts=attempts, last_error=str(error)[:500],
+                due_at=self.now() + backoff_ms(attempts, self.largest_backoff_ms)))
+
+    def drain(self, timeout: float = 30.0, target: str | None = None) -> bool:
+        """Deliver until nothing is pending (held messages included) or ``timeout`` passes;
+        for tests, shutdowns and tools. True when drained."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self.engine.connect() as conn:
+                if not pending(conn, target):
+                    return True
+            if time.monotonic() > deadline:
+                return False
+            if not self.deliver_due():
+                time.sleep(0.05)
+
+
+def message_of(row: Any) -> Message:
+    return Message(id=row["id"], target=row["target"], kind=row["kind"], key=row["key"],
+                   payload=json.loads(row["payload"]), round_id=row["round_id"], attempts=row["attempts"])
+
+
+def undelivered(conn: Connection, target: str | None = None) -> Iterator[Message]:
+    """The messages not yet acknowledged, oldest first (for the audit and operators)."""
+    query = select(outbox).where(outbox.c.delivered_at.is_(None)).order_by(outbox.c.id)
+    if target is not None:
+        query = query.where(outbox.c.target == target)
+    for row in conn.execute(query).mappings():
+        yield message_of(row)

@@ -1,0 +1,115 @@
+"""The outbox on SQLite and PostgreSQL: a message exists exactly when its transaction committed,
+is delivered until acknowledged (surviving a new process), and held messages wait for their due
+time unless cancelled or made due."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from slotforge.rgs import outbox as mail
+from slotforge.rgs.database import connect, migrate, write_transaction
+from slotforge.rgs.outbox import Message, Outbox, backoff_ms
+from slotforge.rgs.schema import outbox as table
+from tests.rgs.conftest import FakeClock
+
+
+class Receiver:
+    """Fails the first ``failures`` deliveries of every key, then acknowledges."""
+
+    def __init__(self, failures: int = 0) -> None:
+        self.failures = failures
+        self.calls: list[str] = []
+
+    def __call__(self, message: Message) -> dict[str, Any]:
+        self.calls.append(message.key)
+        if self.calls.count(message.key) <= self.failures:
+            raise ConnectionError("receiver down")
+        return {"ok": message.payload["n"]}
+
+
+def opened(url: str, clock: FakeClock) -> Outbox:
+    engine = connect(url)
+    migrate(engine)
+    return Outbox(engine, lambda: write_transaction(engine), clock)
+
+
+def test_a_message_exists_only_if_its_transaction_committed(database_url):
+    box = opened(database_url, FakeClock())
+    now = box.now()
+    with write_transaction(box.engine) as conn:
+        mail.enqueue(conn, "wallet", "credit", "kept", {"n": 1}, now=now)
+    with pytest.raises(RuntimeError), write_transaction(box.engine) as conn:
+        mail.enqueue(conn, "wallet", "credit", "lost", {"n": 2}, now=now)
+        raise RuntimeError("the round failed")
+    with box.engine.connect() as conn:
+        assert [m.key for m in mail.undelivered(conn)] == ["kept"]
+
+
+def test_retried_with_backoff_until_acknowledged_even_by_a_new_process(database_url):
+    clock = FakeClock()
+    first = opened(database_url, clock)
+    with write_transaction(first.engine) as conn:
+        for n in range(3):
+            mail.enqueue(conn, "wallet", "credit", f"tx-{n}", {"n": n}, now=first.now(), round_id=n)
+    down = Receiver(failures=10)
+    first.register("wallet", down)
+    assert first.deliver_due() == 0
+    assert first.deliver_due() == 0, "failed messages wait for their back-off"
+    assert down.calls == ["tx-0", "tx-1", "tx-2"]
+    first.engine.dispose()  # the process dies; what it owed is in the database
+
+    second = opened(database_url, clock)
+    receiver, acknowledged = Receiver(failures=1), []
+    second.register("wallet", receiver, lambda conn, message, answer: acknowledged.append((message.key, answer)))
+    assert second.deliver_due() == 0, "still backing off from the first process's failure"
+    clock.advance(backoff_ms(1, second.largest_backoff_ms) / 1000)
+    assert second.deliver_due() == 0, "the receiver fails once more"
+    clock.advance(backoff_ms(2, second.largest_backoff_ms) / 1000)
+    assert second.deliver_due() == 3
+    assert acknowledged == [(f"tx-{n}", {"ok": n}) for n in range(3)]
+    with second.engine.connect() as conn:
+        assert mail.pending(conn) == 0
+        rows = conn.execute(select(table.c.key, table.c.attempts).order_by(table.c.id)).all()
+    assert [tuple(row) for row in rows] == [(f"tx-{n}", 3) for n in range(3)]
+
+
+def test_held_messages_wait_unless_made_due_and_cancelled_ones_never_go(database_url):
+    clock = FakeClock()
+    box = opened(database_url, clock)
+    receiver = Receiver()
+    box.register("wallet", receiver)
+    with write_transaction(box.engine) as conn:
+        for key in ("cancelled", "made-due", "expires"):
+            mail.enqueue(conn, "wallet", "rollback", key, {"n": 0}, now=box.now(), hold_ms=60_000)
+    assert box.deliver_due() == 0
+    with write_transaction(box.engine) as conn:
+        assert mail.cancel(conn, "wallet", "cancelled")
+        mail.make_due(conn, "wallet", "made-due", box.now())
+    assert box.deliver_due() == 1 and receiver.calls == ["made-due"]
+    clock.advance(60)
+    assert box.deliver_due() == 1 and receiver.calls == ["made-due", "expires"]
+    with box.engine.connect() as conn:
+        assert mail.pending(conn) == 0
+
+
+def test_the_worker_thread_delivers_and_drain_waits_for_it(tmp_path):
+    box = opened(f"sqlite:///{tmp_path / 'box.db'}", FakeClock())
+    receiver = Receiver()
+    box.register("jackpot", receiver)
+    box.start()
+    try:
+        with write_transaction(box.engine) as conn:
+            for n in range(20):
+                mail.enqueue(conn, "jackpot", "contribution", f"round-{n}", {"n": n}, now=box.now())
+        box.wake()
+        assert box.drain(timeout=20)
+    finally:
+        box.stop()
+    assert sorted(set(receiver.calls)) == sorted(f"round-{n}" for n in range(20))
+
+
+def test_backoff_doubles_up_to_its_cap():
+    assert [backoff_ms(n, 1000) for n in range(6)] == [100, 200, 400, 800, 1000, 1000]
