@@ -138,7 +138,9 @@ def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
         assert card.locator("h2").inner_text() == game["name"]
         rtp = (Decimal(game["rtp"]) * 100).quantize(Decimal("0.01"))
         assert card.locator(".rtp").inner_text() == f"RTP {rtp}%"
-        assert "Volatility" in card.locator(".volatility").inner_text()
+        volatility = card.locator(".volatility").inner_text()  # from the PAR sheet, via the catalogue
+        assert volatility.startswith(f"Volatility: {game['volatility']['word']} ")
+        assert f"volatility index {game['volatility']['index']}, standard deviation {game['volatility']['std']}" in volatility
         assert card.locator(".picture svg").count() == 1
 
 
@@ -183,13 +185,17 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if climbs:  # Rapunzel's tower shows where the Prince got to
         expected = f"level {climbs[-1]['level']} · wins ×{climbs[-1]['multiplier']}"
         assert page.get_by_label("Rapunzel's tower").inner_text() == expected
+        assert page.get_by_role("img", name=f"The Prince has climbed to level {climbs[-1]['level']} of 5").count() == 1
     respins = [e for e in events if e["type"] == "respins"]
     if respins:  # Moon of Fortune's Hold the Jackpot
         expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
         assert page.get_by_label("Hold the Jackpot").inner_text() == expected
     beans = [e for e in events if e["type"] == "bean"]
-    if beans:
-        assert page.get_by_label("Beanstalk").inner_text() == f"level {beans[-1]['level']} of 8"
+    if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
+        level = beans[-1]["level"]
+        expected = f"level {level} of 8" if level <= 8 else "the top: pick a golden egg"
+        assert page.get_by_label("Beanstalk").inner_text() == expected
+        assert page.get_by_role("img", name=re.compile("^Jack has climbed")).count() == 1
 
 
 def test_a_reload_in_the_middle_of_a_decision_resumes_the_round(page_for, served):

@@ -29,6 +29,8 @@ export class GamePage {
   private startedAt = Date.now();
   private nextRealityCheck = 0; // session seconds
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
+  private drawnCards: string[] = []; // the gamble's cards drawn this round
+  private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
   private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
   private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
@@ -339,21 +341,31 @@ export class GamePage {
     this.ui.gamble.replaceChildren();
     this.reels.highlight(new Set());
     this.values.clear();
+    this.sceneEvents.clear();
+    this.drawnCards = [];
     this.meters.replaceChildren();
   }
 
-  /** Show a feature's progress as its events move it (one meter per name, the latest value). */
+  /** Show a feature's progress as its events move it (one meter per name, the latest value),
+   * drawn as a scene where the game's screen has one for it. */
   private moveMeters(events: Step["events"]): void {
     for (const event of events) {
       const meter = this.screen.meter?.(event);
       if (!meter) continue;
       const [name, text] = meter;
-      let output = this.meters.querySelector<HTMLOutputElement>(`output[aria-label="${name}"]`);
-      if (!output) {
-        output = h("output", { "aria-label": name });
-        this.meters.append(h("div", { class: "jackpot" }, h("span", { text: name }), output));
+      let box = [...this.meters.children].find((child) => (child as HTMLElement).dataset.meter === name) as HTMLElement | undefined;
+      if (!box) {
+        const scene = this.screen.scenes?.[name];
+        box = h(scene ? "figure" : "div", { class: scene ? "scene" : "jackpot", "data-meter": name }, scene ? h("div", { class: "picture" }) : null);
+        box.append(h(scene ? "figcaption" : "span", { text: name }), h("output", { "aria-label": name }));
+        this.meters.append(box);
       }
-      output.textContent = text;
+      box.querySelector("output")!.textContent = text;
+      const draw = this.screen.scenes?.[name];
+      if (!draw) continue;
+      const told = [...(this.sceneEvents.get(name) ?? []), event];
+      this.sceneEvents.set(name, told);
+      box.querySelector(".picture")!.innerHTML = draw(told, this.model);
     }
   }
 
@@ -382,6 +394,7 @@ export class GamePage {
 
   private finishRound(round: RoundRecord): void {
     this.ui.decisions.replaceChildren();
+    this.ui.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
     this.lastWin = round.total_win;
     if (round.status === "complete") this.net = add(this.net, sub(round.total_win, round.total_bet));
     const win = toMinor(round.total_win);
@@ -408,6 +421,10 @@ export class GamePage {
     const told = round.steps.at(-1)?.events.map((e) => describeEvent(e, this.screen)).filter(Boolean).at(-1);
     const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
     this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
+    // A gamble not yet played shows its card face down.
+    if (awaiting.decision === "gamble" && !this.ui.gamble.childElementCount) {
+      this.ui.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));
+    }
     buttons[0]?.focus();
   }
 
@@ -436,6 +453,7 @@ export class GamePage {
       const cells = new Set<string>();
       for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
+      this.reels.mark(this.screen.marks?.(step, this.model) ?? new Map());
     }
     if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
     this.moveMeters(step.events);
@@ -460,12 +478,21 @@ export class GamePage {
     return held;
   }
 
+  /** A gamble's card turns over to show what was drawn; the cards drawn before it this round
+   * lie face up beside it. */
   private showGamble(step: Step): void {
     const shown = step.card ?? step.drawn ?? "";
     const last = [...step.events].reverse().find((e) => e.type === "gamble") as { choice?: string; won?: boolean } | undefined;
-    const card = h("div", { class: `card ${shown.toLowerCase()}`, "aria-label": `Drawn: ${shown}`, text: shown });
-    this.ui.gamble.replaceChildren(card);
-    if (last) this.ui.gamble.append(h("p", { text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
+    const face = (drawn: string) => this.screen.gambleFace?.(drawn) ?? `<span>${drawn}</span>`;
+    const earlier = this.drawnCards.map((drawn) => h("div", { class: "card small", html: face(drawn) }));
+    const card = h(
+      "div",
+      { class: `card ${shown.toLowerCase()}`, role: "img", "aria-label": `Drawn: ${shown}` },
+      h("div", { class: "flip" }, h("div", { class: "card-back", "aria-hidden": "true" }), h("div", { class: "card-face", html: face(shown) })),
+    );
+    this.drawnCards.push(shown);
+    this.ui.gamble.replaceChildren(...earlier, card);
+    if (last) this.ui.gamble.append(h("p", { class: last.won ? "won" : "lost", text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
   }
 
   private resume(): void {
@@ -478,8 +505,7 @@ export class GamePage {
       for (const win of last.wins) for (const cell of winCells(win, last.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
     }
-    const gamble = [...round.steps].reverse().find((s) => s.kind === "gamble");
-    if (gamble) this.showGamble(gamble);
+    for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.showGamble(step);
     for (const step of round.steps) this.moveMeters(step.events);
     this.open = round;
     this.root.dataset.round = String(round.id);

@@ -167,6 +167,18 @@ export class Reels {
     this.element.classList.toggle("has-wins", cells.size > 0);
   }
 
+  /** Mark cells (``row,reel`` -> a mark: "held", "sticky"); a marked cell says so to a screen reader. */
+  mark(marks: Map<string, string>): void {
+    for (const [key, name] of marks) {
+      const [row, reel] = key.split(",").map(Number);
+      const cell = this.cell(row, reel);
+      if (!cell) continue;
+      cell.classList.add(name);
+      cell.dataset.mark = name;
+      cell.setAttribute("aria-label", `${cell.dataset.symbol} (${name})`);
+    }
+  }
+
   /** Write a value on a cell (a CASH value, a bonus amount). */
   label(row: number, reel: number, text: string): void {
     const cell = this.cell(row, reel);

@@ -81,6 +81,15 @@ export interface Session {
   elapsed_s: number;
 }
 
+/** A game's volatility from its PAR sheet (the server reads it): the index at 90% and the
+ * standard deviation of one round (x stake), per bet configuration where they differ. */
+export interface Volatility {
+  word: string;
+  std: string;
+  index: string;
+  by_bet: { bet: string; index: string; word: string }[];
+}
+
 export interface CatalogueEntry {
   code: string;
   name: string;
@@ -88,6 +97,7 @@ export interface CatalogueEntry {
   model: string;
   grid: { rows: number; reels: number };
   jackpot: boolean;
+  volatility: Volatility | null;
 }
 
 export interface GameModel extends CatalogueEntry {
