@@ -29,7 +29,9 @@ export class GamePage {
   private startedAt = Date.now();
   private nextRealityCheck = 0; // session seconds
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
-  private drawnCards: string[] = []; // the gamble's cards drawn this round
+  private carried: Record<string, unknown>; // the state this game carries to the player's next round
+  private drawnCards: string[] = [];
+  private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started // the gamble's cards drawn this round
   private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
   private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
   private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
@@ -61,6 +63,7 @@ export class GamePage {
     this.screen = screenFor(model.code, model.name);
     this.balance = session.balance;
     this.net = session.net_position;
+    this.carried = session.carried_state?.[model.code] ?? {};
     const game = session.games.find((g) => g.code === model.code);
     this.fields = betFields(game?.bet ?? model.bet, this.screen.betValues);
     const kinds = Object.fromEntries(model.symbols.map((s) => [s.code, s.kind]));
@@ -69,6 +72,7 @@ export class GamePage {
     this.root.style.setProperty("--ratio", String(model.grid.reels / model.grid.rows));
     this.render();
     this.resume();
+    if (!this.open) this.showCarried();
     this.refresh();
     setInterval(() => this.tick(), 1000);
     if (this.model.jackpot || this.screen.jackpots) {
@@ -166,6 +170,7 @@ export class GamePage {
       field.value = field.values[index];
       this.showMeters();
       this.renderJackpots();
+      this.showCarried();
     });
     return h("label", { class: "bet" }, h("span", { text: field.label }), select);
   }
@@ -177,6 +182,27 @@ export class GamePage {
     });
     this.showMeters();
     this.renderJackpots();
+    this.showCarried();
+  }
+
+  /** The symbols the game keeps for the next round at this bet (stickies), on their cells and
+   * marked, while the reels rest. */
+  private showCarried(): void {
+    this.reels.unmark("carried");
+    const kept = this.keptCells();
+    for (const [key, { symbol, value }] of kept) {
+      const [row, reel] = key.split(",").map(Number);
+      this.reels.place(row, reel, symbol);
+      if (value) this.reels.label(row, reel, value);
+    }
+    this.reels.mark(new Map([...kept.keys()].map((key) => [key, "carried"])));
+  }
+
+  /** The cells the carried state keeps at the current bet: "row,reel" -> symbol and value. */
+  private keptCells(): Map<string, { symbol: string; value?: string }> {
+    const reels = this.model.grid.reels;
+    const held = this.screen.carried?.(this.carried, betOf(this.fields)) ?? [];
+    return new Map(held.map(({ cell, ...kept }) => [`${Math.floor(cell / reels)},${cell % reels}`, kept]));
   }
 
   private maxBet(): void {
@@ -286,6 +312,7 @@ export class GamePage {
   private async play(autoplayId?: number): Promise<boolean> {
     this.busy = true;
     this.say("");
+    this.keptBefore = this.keptCells();
     this.clearRound();
     this.refresh();
     const body: Record<string, unknown> = { game: this.model.code, bet: betOf(this.fields) };
@@ -397,6 +424,10 @@ export class GamePage {
     this.ui.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
     this.lastWin = round.total_win;
     if (round.status === "complete") this.net = add(this.net, sub(round.total_win, round.total_bet));
+    if (round.status === "complete" && round.state) {
+      this.carried = round.state;
+      this.showCarried();
+    }
     const win = toMinor(round.total_win);
     if (win > 0n) {
       // No celebration for a win that does not exceed the stake (it is not a gain).
@@ -454,6 +485,17 @@ export class GamePage {
       for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
       this.reels.mark(this.screen.marks?.(step, this.model) ?? new Map());
+      if (!later) {
+        // The symbols carried into this round land where they were kept.
+        const kept = [...this.keptBefore].filter(([key, { symbol }]) => step.screen[Number(key.split(",")[0])]?.[Number(key.split(",")[1])] === symbol);
+        this.reels.mark(new Map(kept.map(([key]) => [key, "carried"])));
+        for (const [key, { value }] of kept) {
+          if (!value || this.values.has(key)) continue;
+          this.values.set(key, value);
+          const [row, reel] = key.split(",").map(Number);
+          this.reels.label(row, reel, value);
+        }
+      }
     }
     if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
     this.moveMeters(step.events);

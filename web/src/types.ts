@@ -39,6 +39,7 @@ export interface RoundRecord {
   jackpot_win: string;
   currency: string;
   started_at: string;
+  state?: Record<string, unknown>; // carried to the player's next round (after this one)
   inputs?: { choices?: string[] };
 }
 
@@ -79,6 +80,8 @@ export interface Session {
   open_rounds: RoundRecord[];
   net_position: string;
   elapsed_s: number;
+  /** The state each game carries between this player's rounds (Moon of Fortune's stickies). */
+  carried_state?: Record<string, Record<string, unknown>>;
 }
 
 /** A game's volatility from its PAR sheet (the server reads it): the index at 90% and the

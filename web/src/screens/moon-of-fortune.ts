@@ -73,6 +73,12 @@ export const moonOfFortune: GameScreen = {
     for (const event of step.events) if (event.type === "sticky") marks.set(`${Math.floor(Number(event.cell) / 4)},${Number(event.cell) % 4}`, "sticky");
     return marks;
   },
+  carried(state, bet) {
+    // Stickies belong to the bet configuration they were won on (bet, Chance Level, Volatility).
+    const entry = state[`${bet.bet}/x${bet.chance_level}/${bet.volatility}`] as { held?: { cell: number; symbol: string; value?: number }[] } | undefined;
+    // A held CASH keeps its value (x bet).
+    return (entry?.held ?? []).map(({ cell, symbol, value }) => ({ cell, symbol, value: value === undefined ? undefined : times(String(bet.bet), value) }));
+  },
   scenes: { "Hold the Jackpot": holdTheJackpot },
   meter(event) {
     if (event.type === "respins") return ["Hold the Jackpot", `${event.left} re-spins left · ${event.filled} of 16 filled`];

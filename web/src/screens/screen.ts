@@ -28,6 +28,9 @@ export interface GameScreen {
   scenes?: Record<string, (events: GameEvent[], model: GameModel) => string>;
   /** Cells a step marks (held coins, sticky symbols): "row,reel" -> the mark's name. */
   marks?(step: Step, model: GameModel): Map<string, string>;
+  /** The symbols a game's carried state keeps on the grid for the next round at ``bet``
+   * (``cell`` in reading order). */
+  carried?(state: Record<string, unknown>, bet: Record<string, string | number>): { cell: number; symbol: string; value?: string }[];
   /** The face of a gamble's card (an SVG drawn here) for what was drawn: a suit, the sun. */
   gambleFace?(drawn: string): string;
   /** Labels for decision options (value -> what the button says). */
