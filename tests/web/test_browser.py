@@ -138,7 +138,9 @@ def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
         assert card.locator("h2").inner_text() == game["name"]
         rtp = (Decimal(game["rtp"]) * 100).quantize(Decimal("0.01"))
         assert card.locator(".rtp").inner_text() == f"RTP {rtp}%"
-        assert "Volatility" in card.locator(".volatility").inner_text()
+        volatility = card.locator(".volatility").inner_text()  # from the PAR sheet, via the catalogue
+        assert volatility.startswith(f"Volatility: {game['volatility']['word']} ")
+        assert f"volatility index {game['volatility']['index']}, standard deviation {game['volatility']['std']}" in volatility
         assert card.locator(".picture svg").count() == 1
 
 
@@ -183,13 +185,17 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if climbs:  # Rapunzel's tower shows where the Prince got to
         expected = f"level {climbs[-1]['level']} · wins ×{climbs[-1]['multiplier']}"
         assert page.get_by_label("Rapunzel's tower").inner_text() == expected
+        assert page.get_by_role("img", name=f"The Prince has climbed to level {climbs[-1]['level']} of 5").count() == 1
     respins = [e for e in events if e["type"] == "respins"]
     if respins:  # Moon of Fortune's Hold the Jackpot
         expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
         assert page.get_by_label("Hold the Jackpot").inner_text() == expected
     beans = [e for e in events if e["type"] == "bean"]
-    if beans:
-        assert page.get_by_label("Beanstalk").inner_text() == f"level {beans[-1]['level']} of 8"
+    if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
+        level = beans[-1]["level"]
+        expected = f"level {level} of 8" if level <= 8 else "the top: pick a golden egg"
+        assert page.get_by_label("Beanstalk").inner_text() == expected
+        assert page.get_by_role("img", name=re.compile("^Jack has climbed")).count() == 1
 
 
 def test_a_reload_in_the_middle_of_a_decision_resumes_the_round(page_for, served):
@@ -438,3 +444,49 @@ def test_the_intro_screen_can_be_turned_off(page_for, served):
     page.reload()
     page.wait_for_selector("#app[data-ready=true]")
     assert page.get_by_role("dialog").count() == 0
+
+
+def marked(page, mark: str) -> dict[tuple[int, int], str]:
+    """The cells the page marks with ``mark``: (row, reel) -> the symbol shown."""
+    cells = page.locator(f".reels .cell[data-mark='{mark}'], .reels .cell.{mark}")
+    return {(int(cells.nth(i).get_attribute("data-row")), int(cells.nth(i).get_attribute("data-reel"))):
+            cells.nth(i).get_attribute("data-symbol") for i in range(cells.count())}
+
+
+def test_moon_of_fortunes_carried_stickies_are_marked_on_the_grid(page_for, served):
+    """A sticky won at one bet configuration is marked where it landed, kept on the grid after the
+    round and after a reload (GET /v1/session gives the carried state) for that configuration only,
+    and lands marked in the next round."""
+    page = page_for()
+    open_game(page, served, "moon-of-fortune", "?qa")
+    page.get_by_label("Chance Level").select_option("2")
+    page.get_by_label("Volatility").select_option("high")
+    round_ = spin(page, example("moon-of-fortune-sticky"))["round"]
+    while round_["status"] == "awaiting":
+        round_ = decide(page, "collect")["round"]
+    stickies = [e for e in round_["steps"][0]["events"] if e["type"] == "sticky"]
+    assert [(e["cell"], e["symbol"]) for e in stickies] == [(0, "MYSTERY")]
+    assert marked(page, "sticky") == {(0, 0): "MYSTERY"}
+    held = round_["state"]["1.00/x2/high"]["held"]
+    kept = {(h["cell"] // 4, h["cell"] % 4): h["symbol"] for h in held}
+    assert (0, 0) in kept and marked(page, "carried") == kept
+
+    page.reload()
+    page.wait_for_selector("#app[data-ready=true]")
+    token = page.evaluate("JSON.parse(sessionStorage.getItem('slotforge.session')).token")
+    session = httpx.get(f"{served.url}/v1/session", headers={"Authorization": f"Bearer {token}"}).json()
+    assert session["carried_state"]["moon-of-fortune"] == round_["state"]
+    assert marked(page, "carried") == {}  # the default bet configuration keeps nothing
+    page.get_by_label("Chance Level").select_option("2")
+    page.get_by_label("Volatility").select_option("high")
+    assert marked(page, "carried") == kept
+    for cell in held:
+        if cell["symbol"] == "CASH":  # a held CASH keeps its value (x bet 1.00)
+            value = page.locator(f".cell[data-row='{cell['cell'] // 4}'][data-reel='{cell['cell'] % 4}'] .value")
+            assert amount(value.inner_text()) == cell["value"]
+    nxt = spin(page)["round"]
+    while nxt["status"] == "awaiting":
+        nxt = decide(page, "collect")["round"]
+    assert nxt["steps"][0]["screen"][0][0] == "MYSTERY"
+    after = {(h["cell"] // 4, h["cell"] % 4): h["symbol"] for h in (nxt["state"] or {}).get("1.00/x2/high", {}).get("held", [])}
+    assert marked(page, "carried") == after

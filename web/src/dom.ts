@@ -1,5 +1,7 @@
 // Small helpers for building the page.
 
+import type { Volatility } from "./types";
+
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   props: Record<string, string | boolean | number | undefined> = {},
@@ -39,4 +41,13 @@ export function clock(seconds: number): string {
   const mm = Math.floor((seconds % 3600) / 60);
   const ss = Math.floor(seconds % 60);
   return [hh, mm, ss].map((n) => String(n).padStart(2, "0")).join(":");
+}
+
+/** A game's volatility in words, as its PAR sheet gives it. */
+export function volatilityText(v: Volatility | null): string {
+  if (!v) return "see the game's PAR sheet";
+  const spread = `volatility index ${v.index}, standard deviation ${v.std} × stake per round`;
+  if (!v.by_bet.length) return `${v.word} (${spread})`;
+  const indexes = v.by_bet.map((b) => Number(b.index));
+  return `${v.word} at the default bet (${spread}); index ${Math.min(...indexes).toFixed(2)} to ${Math.max(...indexes).toFixed(2)} across the bets`;
 }

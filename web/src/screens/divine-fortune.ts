@@ -8,7 +8,6 @@ const eagle = `<path d="M10 45 Q50 20 90 45 Q65 50 55 75 H45 Q35 50 10 45Z" fill
 
 export const divineFortune: GameScreen = {
   code: "divine-fortune",
-  volatility: "medium (standard deviation 4.9 x bet per round)",
   colors: { background: "#0d2238", frame: "#cfd8dc", accent: "#ffb300" },
   symbols: {
     WILD: { label: "WILD", color: "#ffb300" },

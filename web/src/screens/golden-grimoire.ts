@@ -10,7 +10,6 @@ const suit = (glyph: string, color: string) => ({ label: glyph, color });
 
 export const goldenGrimoire: GameScreen = {
   code: "golden-grimoire",
-  volatility: "medium (standard deviation 3.8 x bet per round)",
   colors: { background: "#1b1030", frame: "#d4af37", accent: "#7e57c2" },
   symbols: {
     WILD: { label: "WILD", color: "#d4af37" },
