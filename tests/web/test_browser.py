@@ -190,6 +190,17 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if respins:  # Moon of Fortune's Hold the Jackpot
         expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
         assert page.get_by_label("Hold the Jackpot").inner_text() == expected
+    last = [step for step in round_["steps"] if step["screen"]][-1]  # the screen the page ends on
+    stickies = [e for e in last["events"] if e["type"] == "sticky_mystery"]
+    if stickies:  # Golden Grimoire's sticky mysteries stay marked through the free spins
+        assert set(marked(page, "sticky")) == {(p["row"] - 1, p["reel"] - 1) for p in stickies[-1]["positions"]}
+    if last["kind"] == "bonus" and code in ("moon-of-fortune", "divine-fortune"):  # the coins held
+        coins = {(r, x) for r, row in enumerate(last["screen"]) for x, symbol in enumerate(row) if symbol != "BLANK"}
+        assert set(marked(page, "held")) == coins
+    folder = os.environ.get("SLOTFORGE_SCREENSHOTS")
+    scene = page.locator(".feature-meters .scene" if page.locator(".feature-meters .scene").count() else ".gamble")
+    if folder and page.locator(".feature-meters .scene, .gamble .card").count():  # docs/client.md shows the scenes
+        scene.first.screenshot(path=str(Path(folder) / f"scene-{feature.replace(' ', '-')}.png"), animations="disabled")
     beans = [e for e in events if e["type"] == "bean"]
     if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
         level = beans[-1]["level"]
@@ -534,6 +545,7 @@ def test_a_round_with_a_decision_played_with_the_keyboard_only(page_for, served)
     shown(page, finished["id"])
     assert finished["status"] == "complete" and finished["inputs"]["choices"] == ["red", "collect"]
     check_paid(page, before, finished)
+    expect(page.locator(".gamble .card")).to_have_count(1)  # one card drawn, turned over once
     expect(page.get_by_role("button", name="Spin")).to_be_focused()  # ready for the next round
 
     tab_to(page, "Settings", "Shift+Tab")

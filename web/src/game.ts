@@ -514,7 +514,8 @@ export class GamePage {
         }
       }
     }
-    if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
+    // A gamble's card is drawn once: a step that only goes on (a collect) keeps it.
+    if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
     this.moveMeters(step.events);
     for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
     for (const event of step.events) {

@@ -32,9 +32,10 @@ export const goldenGrimoire: GameScreen = {
     // Mysteries turned over glow; in free spins the sticky ones stay marked to the end.
     const marks = new Map<string, string>();
     for (const event of step.events) {
-      if (event.type === "mystery" || event.type === "sticky_mystery") markPositions(marks, event.positions, "revealed");
+      if (event.type === "mystery") markPositions(marks, event.positions, "revealed");
+      if (event.type === "sticky_landed") markPositions(marks, event.held, "sticky");
+      if (event.type === "sticky_mystery") markPositions(marks, event.positions, "sticky"); // every one held so far
     }
-    for (const event of step.events) if (event.type === "sticky_landed") markPositions(marks, event.held, "sticky");
     return marks;
   },
   meter(event) {
