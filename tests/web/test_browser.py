@@ -190,6 +190,17 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if respins:  # Moon of Fortune's Hold the Jackpot
         expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
         assert page.get_by_label("Hold the Jackpot").inner_text() == expected
+    last = [step for step in round_["steps"] if step["screen"]][-1]  # the screen the page ends on
+    stickies = [e for e in last["events"] if e["type"] == "sticky_mystery"]
+    if stickies:  # Golden Grimoire's sticky mysteries stay marked through the free spins
+        assert set(marked(page, "sticky")) == {(p["row"] - 1, p["reel"] - 1) for p in stickies[-1]["positions"]}
+    if last["kind"] == "bonus" and code in ("moon-of-fortune", "divine-fortune"):  # the coins held
+        coins = {(r, x) for r, row in enumerate(last["screen"]) for x, symbol in enumerate(row) if symbol != "BLANK"}
+        assert set(marked(page, "held")) == coins
+    folder = os.environ.get("SLOTFORGE_SCREENSHOTS")
+    scene = page.locator(".feature-meters .scene" if page.locator(".feature-meters .scene").count() else ".gamble")
+    if folder and page.locator(".feature-meters .scene, .gamble .card").count():  # docs/client.md shows the scenes
+        scene.first.screenshot(path=str(Path(folder) / f"scene-{feature.replace(' ', '-')}.png"), animations="disabled")
     beans = [e for e in events if e["type"] == "bean"]
     if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
         level = beans[-1]["level"]
@@ -490,3 +501,110 @@ def test_moon_of_fortunes_carried_stickies_are_marked_on_the_grid(page_for, serv
     assert nxt["steps"][0]["screen"][0][0] == "MYSTERY"
     after = {(h["cell"] // 4, h["cell"] % 4): h["symbol"] for h in (nxt["state"] or {}).get("1.00/x2/high", {}).get("held", [])}
     assert marked(page, "carried") == after
+
+
+FOCUSED = """(() => { const e = document.activeElement;
+  return e && e !== document.body ? (e.getAttribute('aria-label') || e.labels?.[0]?.textContent.trim() || e.textContent.trim()) : null })()"""
+
+
+def tab_to(page, name: str, key: str = "Tab", limit: int = 40) -> list[str | None]:
+    """Press ``key`` until the control named ``name`` has the focus; the names passed on the way."""
+    passed = []
+    for _ in range(limit):
+        page.keyboard.press(key)
+        passed.append(page.evaluate(FOCUSED))
+        if passed[-1] == name:
+            return passed
+    raise AssertionError(f"{name!r} not reached with {key}: {passed}")
+
+
+def test_a_round_with_a_decision_played_with_the_keyboard_only(page_for, served):
+    """Every control is in the Tab order; Enter and Space press buttons; the decision's buttons
+    take the focus and SPIN gets it back; Escape closes a dialog and gives the focus back."""
+    page = page_for()
+    open_game(page, served, "dynasty", "?qa")
+    page.get_by_label("QA script").fill(json.dumps(example("dynasty-gamble")))  # the test's harness, not a control
+    order = [name for name in tab_to(page, "Spin") if name]  # from the QA field, round the page to SPIN
+    assert order == ["Lobby", "Paytable", "History", "Settings", "Lines", "Coins Per Line", "Coin Value", "Max bet",
+                     "Autoplay", "Spin"]
+    before = balance(page)
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.keyboard.press("Enter")
+    round_ = answer.value.json()["round"]
+    shown(page, round_["id"])
+    assert page.evaluate(FOCUSED) == "Collect"  # the decision's first option has the focus
+    tab_to(page, "Red")
+    with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+        page.keyboard.press("Enter")
+    shown(page, round_["id"])
+    expect(page.get_by_role("img", name="Drawn: HEARTS")).to_be_visible()
+    assert page.evaluate(FOCUSED) == "Collect"
+    with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+        page.keyboard.press("Space")
+    finished = answer.value.json()["round"]
+    shown(page, finished["id"])
+    assert finished["status"] == "complete" and finished["inputs"]["choices"] == ["red", "collect"]
+    check_paid(page, before, finished)
+    expect(page.locator(".gamble .card")).to_have_count(1)  # one card drawn, turned over once
+    expect(page.get_by_role("button", name="Spin")).to_be_focused()  # ready for the next round
+
+    tab_to(page, "Settings", "Shift+Tab")
+    page.keyboard.press("Enter")
+    settings = page.get_by_role("dialog", name="Settings")
+    expect(settings).to_be_visible()
+    tab_to(page, "Spacebar to spin")
+    page.keyboard.press("Space")
+    assert json.loads(page.evaluate("localStorage.getItem('slotforge.settings')"))["spacebar"] is False
+    page.keyboard.press("Escape")
+    expect(settings).to_have_count(0)
+    assert page.evaluate(FOCUSED) == "Settings"
+    tab_to(page, "Autoplay")
+    page.keyboard.press("Space")
+    expect(page.get_by_role("dialog", name="Autoplay")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog", name="Autoplay")).to_have_count(0)
+    assert page.evaluate(FOCUSED) == "Autoplay"
+
+
+TAPPABLE = """[...document.querySelectorAll('button, a, select, summary, input, textarea')]
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+  .map((e) => { const target = e.type === 'checkbox' ? e.closest('label') : e; const r = target.getBoundingClientRect();
+                return [e.getAttribute('aria-label') || e.name || e.textContent.trim(), Math.round(r.width), Math.round(r.height)] })"""
+
+
+def small_targets(page) -> list:
+    return [t for t in page.evaluate(TAPPABLE) if t[1] < 44 or t[2] < 44]
+
+
+def test_a_round_with_a_decision_played_by_touch_on_a_phone(page_for, served):
+    """Phone portrait with a touch screen: every control is at least 44 px each way, and a round
+    with a decision is played with taps."""
+    viewport, _ = VIEWS["phone"]
+    page = page_for(viewport=viewport, mobile=True)
+    page.goto(f"{served.url}/?qa")
+    page.wait_for_selector("#app[data-ready=true]")
+    assert small_targets(page) == []
+    page.get_by_role("button", name="Play Dynasty for fun").tap()
+    page.wait_for_url("**/play/dynasty*")
+    page.wait_for_selector("#app[data-ready=true]")
+    assert small_targets(page) == []
+    page.get_by_label("QA script").fill(json.dumps(example("dynasty-gamble")))
+    before = balance(page)
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.get_by_role("button", name="Spin").tap()
+    round_ = answer.value.json()["round"]
+    shown(page, round_["id"])
+    assert small_targets(page) == []  # the decision's buttons too
+    for choice in ["red", "collect"]:
+        with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+            page.locator(f".decisions button[data-choice='{choice}']").tap()
+        shown(page, round_["id"])
+    finished = answer.value.json()["round"]
+    assert finished["inputs"]["choices"] == ["red", "collect"]
+    check_paid(page, before, finished)
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    for menu in ["Settings", "Paytable"]:
+        page.get_by_role("button", name=menu).tap()
+        assert small_targets(page) == [], menu
+        page.get_by_role("dialog").get_by_role("button", name="Close").tap()
+        expect(page.get_by_role("dialog")).to_have_count(0)

@@ -25,15 +25,25 @@ export function humanize(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A modal dialog with a title and a close button; resolves when it closes. */
+/** Open ``box`` as a modal dialog (Escape closes it) and give the focus back to what had it when
+ * it closes, so that a keyboard player goes on where they were. */
+export function openModal(box: HTMLDialogElement): HTMLDialogElement {
+  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  box.addEventListener("close", () => {
+    box.remove();
+    if (opener?.isConnected) opener.focus();
+  });
+  document.body.append(box);
+  box.showModal();
+  return box;
+}
+
+/** A modal dialog with a title and a close button. */
 export function dialog(title: string, body: Node, buttons: HTMLButtonElement[] = []): HTMLDialogElement {
   const close = h("button", { class: "close", "aria-label": "Close", text: "×" });
   const box = h("dialog", { "aria-label": title }, h("header", {}, h("h2", { text: title }), close), body, buttons.length ? h("footer", {}, ...buttons) : null);
   close.addEventListener("click", () => box.close());
-  box.addEventListener("close", () => box.remove());
-  document.body.append(box);
-  box.showModal();
-  return box;
+  return openModal(box);
 }
 
 export function clock(seconds: number): string {

@@ -3,7 +3,7 @@
 
 import { ApiError, explain, request, storedSession } from "./api";
 import { betFields, betOf, type BetField } from "./bets";
-import { clock, h, humanize } from "./dom";
+import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
 import { openAutoplay, openHistory, openPaytable, openSettings, showIntro, type AutoplayPlan } from "./panels";
 import { Reels, frameTimes } from "./reels";
@@ -31,6 +31,7 @@ export class GamePage {
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
   private carried: Record<string, unknown>; // the state this game carries to the player's next round
   private drawnCards: string[] = [];
+  private refocusSpin = false; // give SPIN the focus back once it can be pressed again
   private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started // the gamble's cards drawn this round
   private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
   private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
@@ -291,7 +292,17 @@ export class GamePage {
     this.root.dataset.busy = String(this.busy || !!this.open);
     for (const select of this.ui.bets.querySelectorAll("select")) select.disabled = this.busy || !!this.open || !!this.autoplay;
     this.ui.maxBet.toggleAttribute("disabled", this.busy || !!this.open || !!this.autoplay);
+    if (this.refocusSpin && !this.ui.spin.disabled && !this.open && !this.busy) {
+      this.refocusSpin = false;
+      if (this.focusLost()) this.ui.spin.focus();
+    }
     if (waiting) setTimeout(() => this.refresh(), Math.min(wait, 250));
+  }
+
+  /** Whether the keyboard's focus is nowhere (on a button that went away or was disabled). */
+  private focusLost(): boolean {
+    const active = document.activeElement;
+    return !active || active === document.body || !active.isConnected || this.ui.decisions.contains(active);
   }
 
   private say(text: string): void {
@@ -299,6 +310,7 @@ export class GamePage {
   }
 
   private async spinOrStop(): Promise<void> {
+    this.refocusSpin = true;
     if (this.autoplay) return this.stopAutoplay("player");
     if (this.busy) {
       if (this.reels.spinning && this.rules.turbo) this.reels.stopNow();
@@ -343,6 +355,7 @@ export class GamePage {
 
   private async decide(choice: string): Promise<void> {
     if (!this.open || this.busy) return;
+    this.refocusSpin = true;
     const round = this.open;
     this.busy = true;
     this.ui.decisions.replaceChildren();
@@ -444,7 +457,11 @@ export class GamePage {
     if (!awaiting) return;
     const labels = this.screen.optionLabels ?? {};
     const buttons = awaiting.options.map((option) => {
-      const b = h("button", { class: "choice", "data-choice": option, text: labels[option] ?? humanize(option) });
+      const art = this.screen.optionArt?.(option);
+      const label = labels[option] ?? humanize(option);
+      const b = h("button", { class: "choice", "data-choice": option, "aria-label": label });
+      if (art) b.append(h("span", { class: "pick", "aria-hidden": "true", html: `<svg viewBox="0 0 40 40">${art}</svg>` }));
+      b.append(label);
       b.addEventListener("click", () => void this.decide(option));
       return b;
     });
@@ -497,7 +514,8 @@ export class GamePage {
         }
       }
     }
-    if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
+    // A gamble's card is drawn once: a step that only goes on (a collect) keeps it.
+    if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
     this.moveMeters(step.events);
     for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
     for (const event of step.events) {
@@ -609,9 +627,7 @@ export class GamePage {
     box.append(h("h2", { text: "Reality check" }), body, h("footer", {}, go, leave));
     go.addEventListener("click", () => box.close());
     leave.addEventListener("click", () => location.assign("/"));
-    box.addEventListener("close", () => box.remove());
-    document.body.append(box);
-    box.showModal();
+    openModal(box);
   }
 }
 

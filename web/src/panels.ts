@@ -2,7 +2,7 @@
 
 import { explain, request } from "./api";
 import { symbolSvg } from "./art";
-import { dialog, h, humanize, volatilityText } from "./dom";
+import { dialog, h, humanize, openModal, volatilityText } from "./dom";
 import { formatMoney } from "./money";
 import { describeEvent, describeWin } from "./rounds";
 import type { GameScreen } from "./screens/screen";
@@ -219,7 +219,5 @@ export function showIntro(model: GameModel, screen: GameScreen, settings: Settin
     saveSettings(settings);
     box.close();
   });
-  box.addEventListener("close", () => box.remove());
-  document.body.append(box);
-  box.showModal();
+  openModal(box);
 }

@@ -135,3 +135,35 @@ export function tower(events: GameEvent[], model: GameModel): string {
     <rect x="-6" y="-14" width="12" height="12" rx="3" fill="#1565c0"/><path d="M-4 -2 v6 M4 -2 v6" stroke="#263238" stroke-width="3"/></g></g>`;
   return svg(`The Prince has climbed to level ${level} of ${floors - 1}`, body);
 }
+
+/** Rumpelstiltskin's Deal Maker: the offer written on an unrolled scroll, the scrolls still
+ * rolled up beside it, and DEAL! stamped across it when the player takes one. */
+export function dealMaker(events: GameEvent[]): string {
+  const offers = events.filter((e) => e.type === "offer");
+  const offer = offers.at(-1);
+  const deal = events.find((e) => e.type === "deal");
+  const left = Number(offer?.scrolls_left ?? 0);
+  let body = `<rect width="240" height="200" fill="#2b1a3d"/>
+    <g class="${deal ? "" : "fresh unroll"}" style="transform-origin: 100px 40px">
+    <rect x="30" y="40" width="140" height="120" fill="#f3e0b5" stroke="#8d6e63" stroke-width="2"/>
+    <rect x="24" y="30" width="152" height="14" rx="7" fill="#d7b98a" stroke="#8d6e63"/><rect x="24" y="156" width="152" height="14" rx="7" fill="#d7b98a" stroke="#8d6e63"/>
+    <text x="100" y="72" text-anchor="middle" font-size="13" fill="#5d4037" font-family="Georgia, serif">Offer ${offer?.offer ?? ""}</text>
+    <text x="100" y="104" text-anchor="middle" font-size="24" font-weight="700" fill="#4a148c" font-family="Georgia, serif">×${offer?.multiplier ?? ""}</text>
+    <text x="100" y="134" text-anchor="middle" font-size="15" fill="#5d4037">${offer?.amount ?? ""}</text></g>`;
+  for (let i = 0; i < left; i++) {
+    body += `<g transform="translate(200 ${40 + i * 30})"><rect x="-18" y="-8" width="36" height="16" rx="8" fill="#d7b98a" stroke="#8d6e63"/><path d="M-6 -8 v16 M6 -8 v16" stroke="#b71c1c" stroke-width="2"/></g>`;
+  }
+  if (deal) {
+    body += `<g class="fresh stamp" style="transform-origin: 100px 100px"><rect x="40" y="80" width="120" height="40" rx="6" fill="none" stroke="#c62828" stroke-width="5" transform="rotate(-12 100 100)"/>
+      <text x="100" y="110" text-anchor="middle" font-size="26" font-weight="800" fill="#c62828" transform="rotate(-12 100 100)">DEAL!</text></g>`;
+  }
+  return svg(deal ? `The deal is made: ${deal.amount}` : `On the scroll: ${offer?.amount ?? ""}, ${left} scrolls left`, body);
+}
+
+/** Pictures for the picks: storybooks, the Fairy Godmother's orbs, magic beans, golden eggs. */
+export const PICKS: Record<string, string> = {
+  book: `<path d="M6 8 Q20 2 20 8 Q20 2 34 8 V32 Q20 26 20 32 Q20 26 6 32Z" fill="#ce93d8" stroke="#4a148c" stroke-width="2"/><path d="M20 8 V32" stroke="#4a148c" stroke-width="2"/>`,
+  orb: `<circle cx="20" cy="20" r="14" fill="#80deea" stroke="#e1f5fe" stroke-width="2"/><circle cx="15" cy="15" r="4" fill="#fff" opacity="0.8"/>`,
+  bean: `<ellipse cx="20" cy="20" rx="9" ry="14" fill="#7cb342" stroke="#33691e" stroke-width="2" transform="rotate(25 20 20)"/>`,
+  egg: `<ellipse cx="20" cy="22" rx="11" ry="14" fill="#ffd54a" stroke="#fff8" stroke-width="2"/>`,
+};

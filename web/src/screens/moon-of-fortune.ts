@@ -1,6 +1,6 @@
 import { times } from "../money";
 import type { GameEvent } from "../types";
-import { picture, type GameScreen } from "./screen";
+import { markHeld, picture, type GameScreen } from "./screen";
 
 const moon = `<circle cx="50" cy="50" r="34" fill="#fff3c4"/><circle cx="64" cy="42" r="30" fill="#7b1f1f"/>`;
 const lantern = `<rect x="30" y="25" width="40" height="55" rx="16" fill="#e53935"/><rect x="42" y="15" width="16" height="10" fill="#ffd54a"/><path d="M50 80 v12" stroke="#ffd54a" stroke-width="4"/>`;
@@ -69,7 +69,7 @@ export const moonOfFortune: GameScreen = {
   marks(step) {
     // In Hold the Jackpot every symbol on the grid is held; in the base game a sticky stays.
     const marks = new Map<string, string>();
-    if (step.kind === "bonus") step.screen.forEach((row, r) => row.forEach((code, reel) => code !== "BLANK" && marks.set(`${r},${reel}`, "held")));
+    if (step.kind === "bonus") markHeld(marks, step.screen);
     for (const event of step.events) if (event.type === "sticky") marks.set(`${Math.floor(Number(event.cell) / 4)},${Number(event.cell) % 4}`, "sticky");
     return marks;
   },

@@ -33,6 +33,8 @@ export interface GameScreen {
   carried?(state: Record<string, unknown>, bet: Record<string, string | number>): { cell: number; symbol: string; value?: string }[];
   /** The face of a gamble's card (an SVG drawn here) for what was drawn: a suit, the sun. */
   gambleFace?(drawn: string): string;
+  /** A picture (SVG in a 40 x 40 box) beside a decision option's label. */
+  optionArt?(option: string): string | undefined;
   /** Labels for decision options (value -> what the button says). */
   optionLabels?: Record<string, string>;
 }
@@ -52,4 +54,18 @@ export function cardFace(glyph: string, color: string, name: string): string {
   return `<svg viewBox="0 0 70 96" role="img" aria-label="${name}"><rect x="1" y="1" width="68" height="94" rx="7" fill="#fafafa" stroke="#bbb"/>
     ${corner(10, 18, 0)}${corner(60, 88, 180)}<text x="35" y="60" font-size="40" text-anchor="middle" fill="${color}">${glyph}</text>
     <text x="35" y="80" font-size="8" text-anchor="middle" fill="${color}" font-family="system-ui, sans-serif" font-weight="700">${name}</text></svg>`;
+}
+
+/** Marks for the cells events list as ``{row, reel}`` counted from 1. */
+export function markPositions(marks: Map<string, string>, positions: unknown, name: string): Map<string, string> {
+  for (const p of (Array.isArray(positions) ? positions : []) as { row?: number; reel?: number }[]) {
+    if (typeof p.row === "number" && typeof p.reel === "number") marks.set(`${p.row - 1},${p.reel - 1}`, name);
+  }
+  return marks;
+}
+
+/** Marks every symbol on a step's screen that is not BLANK (coins held in a bonus game). */
+export function markHeld(marks: Map<string, string>, screen: string[][]): Map<string, string> {
+  screen.forEach((row, r) => row.forEach((code, reel) => code !== "BLANK" && marks.set(`${r},${reel}`, "held")));
+  return marks;
 }

@@ -1,4 +1,4 @@
-import { beanstalk, threePigs, tower } from "./fairy-tales";
+import { PICKS, beanstalk, dealMaker, threePigs, tower } from "./fairy-tales";
 import { picture, type GameScreen } from "./screen";
 
 const star = `<polygon points="50,10 60,40 92,40 66,58 76,90 50,70 24,90 34,58 8,40 40,40" fill="#fff59d"/>`;
@@ -35,9 +35,11 @@ export const wishUponAJackpot: GameScreen = {
     if (event.type === "bean") return ["Beanstalk", Number(event.level) > 8 ? "the top: pick a golden egg" : `level ${event.level} of 8`];
     if (event.type === "pig" || event.type === "wolf") return ["Pig WILDs standing", String(event.wilds_standing)];
     if (event.type === "offer") return ["Deal Maker", `offer ${event.offer}: ${event.amount} · ${event.scrolls_left} scrolls left`];
+    if (event.type === "deal") return ["Deal Maker", `deal: ${event.amount}`];
     return undefined;
   },
-  scenes: { "Rapunzel's tower": tower, Beanstalk: beanstalk, "Pig WILDs standing": threePigs },
+  scenes: { "Rapunzel's tower": tower, Beanstalk: beanstalk, "Pig WILDs standing": threePigs, "Deal Maker": dealMaker },
+  optionArt: (option) => PICKS[option.split("_")[0]],
   describeEvent(event) {
     const words: Record<string, string> = {
       deal_maker: "Rumpelstiltskin's Deal Maker",
