@@ -197,6 +197,8 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if last["kind"] == "bonus" and code in ("moon-of-fortune", "divine-fortune"):  # the coins held
         coins = {(r, x) for r, row in enumerate(last["screen"]) for x, symbol in enumerate(row) if symbol != "BLANK"}
         assert set(marked(page, "held")) == coins
+        full = {(r, x) for r, row in enumerate(last["screen"]) if "BLANK" not in row for x in range(len(row))}
+        assert set(marked(page, "full")) == (full if code == "divine-fortune" else set())  # a full row wins a jackpot
     folder = os.environ.get("SLOTFORGE_SCREENSHOTS")
     scene = page.locator(".feature-meters .scene" if page.locator(".feature-meters .scene").count() else ".gamble")
     if folder and page.locator(".feature-meters .scene, .gamble .card").count():  # docs/client.md shows the scenes

@@ -186,13 +186,14 @@ export class Reels {
     });
   }
 
-  /** Mark cells (``row,reel`` -> a mark: "held", "sticky"); a marked cell says so to a screen reader. */
+  /** Mark cells (``row,reel`` -> marks: "held", "sticky", "held full"); a marked cell says so to a
+   * screen reader. */
   mark(marks: Map<string, string>): void {
     for (const [key, name] of marks) {
       const [row, reel] = key.split(",").map(Number);
       const cell = this.cell(row, reel);
       if (!cell) continue;
-      cell.classList.add(name);
+      cell.classList.add(...name.split(" "));
       cell.dataset.mark = name;
       cell.setAttribute("aria-label", `${cell.dataset.symbol} (${name})`);
     }

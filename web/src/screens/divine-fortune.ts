@@ -35,7 +35,12 @@ export const divineFortune: GameScreen = {
   marks(step) {
     // The bonus game's coins stay where they landed; wilds about to fall one row are marked.
     const marks = new Map<string, string>();
-    if (step.kind === "bonus") return markHeld(marks, step.screen);
+    if (step.kind === "bonus") {
+      // A row filled with coins wins a jackpot (one row Minor, two Major, three Mega).
+      markHeld(marks, step.screen);
+      step.screen.forEach((row, r) => row.every((code) => code !== "BLANK") && row.forEach((_, reel) => marks.set(`${r},${reel}`, "held full")));
+      return marks;
+    }
     if (step.events.some((e) => e.type === "falling_wilds" && Number(e.count) > 0)) {
       step.screen.forEach((row, r) => row.forEach((code, reel) => code === "WILD" && marks.set(`${r},${reel}`, "falling")));
     }
