@@ -32,6 +32,14 @@ from slotforge.rgs.errors import ApiError
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools
 
 POOL_CURRENCY = "EUR"
+# The rules a jackpot game's rules page states (regulators ask for the simultaneous-win rule).
+JACKPOT_RULES = {
+    "simultaneous_wins": "Of simultaneous winners, the first win recorded by the jackpot pool takes the jackpot; "
+                         "each next one wins the jackpot as re-seeded (the seed plus the amount set aside for the "
+                         "next jackpot). A win whose round is not completed is returned to the jackpot.",
+    "currency": "The jackpot is kept in EUR. A win in another currency is paid at the operator's exchange rate at "
+                "the time of the win, rounded down to the cent; the rate is recorded with the win.",
+}
 BOOKS = ("current", "reserve", "contributed", "seeded", "paid")
 
 
@@ -100,7 +108,7 @@ class EmbeddedJackpots:
         return won
 
     def state(self, conn: Connection, game: Game) -> PoolState:
-        return self._load(conn, game, lock=False).state()
+        return pool_state(conn.execute(select(jackpot_pools).where(jackpot_pools.c.name == game.code)).mappings().one())
 
     def poll(self, engine: Engine) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Read by every process of the server from the database: wins of any of them show."""

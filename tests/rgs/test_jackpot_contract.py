@@ -1,0 +1,145 @@
+"""One contract for the server's pools, passed by the embedded pools (rows of the server's
+database) and the networked ones (a real ``slotforge jackpot serve`` process): contributions
+counted once each at their exact EUR share, whatever the currency; claims paying the pot
+rounded down to the winner's cent at the claim's rate and re-seeding; books that balance.
+
+The expected figures are computed here from the game's published rule (3.7% of the stake, 80%
+to the pot, 20% to the next one's reserve, 10,000 EUR seed), not by the pool's code.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_DOWN, Decimal
+
+import pytest
+from fastapi.testclient import TestClient
+
+from slotforge.rgs.app import create_app
+from slotforge.rgs.jackpot_client import NetworkedJackpots
+from slotforge.rgs.settings import load_settings
+
+from .jackpot_processes import JackpotService
+
+SEED = Decimal("10000")
+SHARE = Decimal("0.037")
+RATES = {"GBP": Decimal("1.17"), "USD": Decimal("0.92")}
+
+
+def cents(amount: Decimal) -> Decimal:
+    return amount.quantize(Decimal("0.01"), rounding=ROUND_DOWN)
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("jackpot")
+    running = JackpotService(f"sqlite:///{folder / 'jackpot.db'}", folder / "service.log").start()
+    yield running
+    running.kill()
+
+
+@pytest.fixture(params=["embedded", "networked"])
+def pools(request, games, tmp_path, service):
+    """A server's pools (through the ``Jackpots`` interface) and a way to let queued calls land."""
+    networked = request.param == "networked"
+    settings = load_settings(None, database_url=f"sqlite:///{tmp_path / 'rgs.db'}", games=["divine-fortune"],
+                             jackpot_url=service.url if networked else None,
+                             jackpot_server_id=f"contract-{tmp_path.name[-20:]}", jackpot_rates=RATES)
+    app = create_app(settings, games={"divine-fortune": games["divine-fortune"]})
+    with TestClient(app):  # the lifespan: the outbox worker, the service's watcher
+        server = app.state.server
+        game = server.games["divine-fortune"]
+        if networked:
+            wait_until(lambda: server.jackpots.available())
+        yield Pools(server, game, networked)
+    server.engine.dispose()
+
+
+def wait_until(condition, timeout: float = 20.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+class Pools:
+    def __init__(self, server, game, networked: bool) -> None:
+        self.server, self.game, self.networked = server, game, networked
+        self.round = 0
+        with server.engine.connect() as conn:
+            self.start = server.jackpots.state(conn, game)
+
+    def contribute(self, stake: str, currency: str = "EUR") -> None:
+        self.round += 1
+        rate = self.server.pool_rate(currency)
+        with self.server.transaction() as conn:
+            self.server.jackpots.contribute(conn, self.game, self.round, Decimal(stake), self.server.now(),
+                                            rate=rate, currency=currency)
+
+    def claim(self, currency: str = "EUR"):
+        self.round += 1
+        self.settle()  # contributions owed are delivered before a claim is compared with them
+        with self.server.transaction() as conn:
+            return self.server.jackpots.claim(conn, self.game, self.round, self.server.now(),
+                                              rate=self.server.pool_rate(currency), currency=currency)
+
+    def settle(self) -> None:
+        assert self.server.outbox.drain(30)
+
+    def state(self):
+        self.settle()
+        with self.server.engine.connect() as conn:
+            return self.server.jackpots.state(conn, self.game)
+
+
+def test_contributions_are_their_exact_eur_share_in_any_currency(pools):
+    stakes = [("2.00", "EUR"), ("0.20", "GBP"), ("100.00", "USD"), ("0.40", "EUR")]
+    for stake, currency in stakes:
+        pools.contribute(stake, currency)
+    state = pools.state()
+    expected = sum(Decimal(stake) * (RATES.get(currency, Decimal(1))) * SHARE for stake, currency in stakes)
+    assert state.contributed - pools.start.contributed == expected
+    assert state.current - pools.start.current == expected * Decimal("0.8")
+    assert state.reserve - pools.start.reserve == expected * Decimal("0.2")
+    assert state.balances()
+
+
+def test_a_claim_pays_the_pot_and_the_next_claim_the_reseeded_pot(pools):
+    pools.contribute("50.00")
+    before = pools.state()
+    first = pools.claim()
+    assert first.payout == cents(before.current) and first.amount == first.payout
+    after = pools.state()
+    assert after.current == SEED + before.reserve + (before.current - first.amount)
+    assert after.reserve == 0 and after.paid - before.paid == first.amount and after.wins == before.wins + 1
+    second = pools.claim()
+    assert second.payout == cents(after.current)
+    assert pools.state().balances()
+
+
+def test_a_claim_in_another_currency_is_paid_at_the_claims_rate(pools):
+    pools.contribute("10.00", "GBP")
+    before = pools.state()
+    won = pools.claim("GBP")
+    # The payout in pounds is the pot divided by the rate, rounded down to the penny; the pool
+    # pays exactly that many pounds' worth of euros and keeps the rest for the next pot.
+    assert won.payout == cents(before.current / RATES["GBP"])
+    assert won.amount == won.payout * RATES["GBP"] and won.rate == RATES["GBP"]
+    assert before.current - won.amount < RATES["GBP"] / 100
+    after = pools.state()
+    assert after.current == SEED + before.reserve + before.current - won.amount
+    assert after.balances()
+
+
+def test_a_currency_without_a_rate_is_refused(pools):
+    from slotforge.rgs.errors import ApiError
+
+    with pytest.raises(ApiError) as refused:
+        pools.server.pool_rate("JPY")
+    assert refused.value.status == 403 and refused.value.code == "GAME_NOT_ALLOWED"
+
+
+def test_the_pool_answers_available_while_it_can_be_reached(pools):
+    pools.server.jackpots.check(pools.game)  # no error
+    assert isinstance(pools.server.jackpots, NetworkedJackpots) == pools.networked
