@@ -143,3 +143,83 @@ def test_a_currency_without_a_rate_is_refused(pools):
 def test_the_pool_answers_available_while_it_can_be_reached(pools):
     pools.server.jackpots.check(pools.game)  # no error
     assert isinstance(pools.server.jackpots, NetworkedJackpots) == pools.networked
+
+
+# -- what only the networked pools have ----------------------------------------------------------
+
+def test_a_claim_whose_round_never_commits_is_released_after_the_lease(games, tmp_path, service):
+    """The game server gets the pot from the service, then its round's transaction fails: no
+    confirm exists, so after the lease the server releases the claim and the pot has it back."""
+    settings = load_settings(None, database_url=f"sqlite:///{tmp_path / 'rgs.db'}", games=["divine-fortune"],
+                             jackpot_url=service.url, jackpot_server_id="lease-test", jackpot_claim_lease_s=0.5)
+    app = create_app(settings, games={"divine-fortune": games["divine-fortune"]})
+    with TestClient(app):
+        server = app.state.server
+        game = server.games["divine-fortune"]
+        wait_until(lambda: server.jackpots.available())
+        before = service.pool()
+        with pytest.raises(RuntimeError), server.transaction() as conn:
+            won = server.jackpots.claim(conn, game, 1, server.now())
+            assert won.payout == cents(Decimal(before["current"]))
+            raise RuntimeError("the round's transaction fails after the service answered")
+        assert service.entries(server="lease-test", kind="claim")[0]["status"] == "held"
+        wait_until(lambda: service.entries(server="lease-test", kind="claim")[0]["status"] == "released")
+        after = service.pool()
+        # The payout is back in the pot; the seed that re-started it stays in: the books balance.
+        assert Decimal(after["current"]) == Decimal(before["current"]) + SEED + Decimal(before["reserve"])
+        assert Decimal(after["paid"]) == Decimal(before["paid"]) and after["wins"] == before["wins"]
+        assert service.get("/v1/audit")["problems"] == []
+        # A committed claim is confirmed, and never released.
+        with server.transaction() as conn:
+            kept = server.jackpots.claim(conn, game, 2, server.now())
+        assert server.outbox.drain(30)
+        assert service.entries(server="lease-test", kind="claim")[1]["status"] == "confirmed"
+        assert server.jackpots.reconcile() == []
+        assert service.pool()["wins"] == before["wins"] + 1 and kept.payout > SEED
+    server.engine.dispose()
+
+
+def test_a_repeated_contribution_counts_once_and_another_body_under_its_key_is_refused(service):
+    import httpx
+
+    body = {"key": "repeat-test:1", "stake": "3.00", "currency": "GBP", "rate": "1.17"}
+    first = httpx.post(f"{service.url}/v1/pools/divine-fortune/contributions", json=body)
+    before = service.pool()
+    again = httpx.post(f"{service.url}/v1/pools/divine-fortune/contributions", json=body)
+    assert first.status_code == again.status_code == 200 and again.json() == first.json()
+    assert service.pool() == before
+    other = httpx.post(f"{service.url}/v1/pools/divine-fortune/contributions", json={**body, "stake": "4.00"})
+    assert other.status_code == 422 and other.json()["error"] == "KEY_REUSED"
+    assert httpx.post(f"{service.url}/v1/pools/divine-fortune/contributions",
+                      json={**body, "key": "repeat-test:2", "stake": 3.0}).status_code == 422  # never a float
+
+
+def test_the_audit_finds_a_pool_that_does_not_balance(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from sqlalchemy import update
+
+    from slotforge.jackpot.books import Books, pools
+    from slotforge.jackpot.pool import PoolConfig
+    from slotforge.rgs.database import connect
+
+    from .conftest import SRC
+
+    url = f"sqlite:///{tmp_path / 'jackpot.db'}"
+    books = Books(connect(url), time.time)
+    books.ensure("divine-fortune", PoolConfig())
+    books.contribute("divine-fortune", "audit-test:1", Decimal("2.00"), "USD", Decimal("0.92"))
+    books.claim("divine-fortune", "audit-test:2", "EUR", Decimal(1))
+
+    def audit():
+        return subprocess.run([sys.executable, "-m", "slotforge.cli", "jackpot", "audit", "--database", url],
+                              env={"PYTHONPATH": str(SRC), "PATH": ""}, capture_output=True, text=True)
+
+    assert audit().returncode == 0
+    with books.engine.begin() as conn:
+        conn.execute(update(pools).values(current="10000.01"))
+    checked = audit()
+    assert checked.returncode == 1 and "pool divine-fortune" in checked.stderr
+    books.engine.dispose()

@@ -21,7 +21,7 @@ from decimal import ROUND_DOWN, Decimal
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from slotforge.engine import round as runner
 from slotforge.jackpot.stream import read_events
@@ -309,3 +309,9 @@ def test_kill_9_of_the_service_answers_503_takes_nothing_and_delivers_the_queue_
         checked = audit_with_service(each, service)
         assert checked.returncode == 0, checked.stderr
     assert audit(server.database_url).returncode == 0
+
+    # The audit matches the two books: a round's jackpot the service did not pay is a difference.
+    with server.worker.engine.begin() as conn:
+        conn.execute(update(rounds).where(rounds.c.jackpot_win > 0).values(jackpot_win=rounds.c.jackpot_win + 1))
+    checked = audit_with_service(server, service)
+    assert checked.returncode == 1 and "no matching claim at the service" in checked.stderr

@@ -72,6 +72,7 @@ class NetworkedJackpots:
         self._threads: list[threading.Thread] = []
         self._engine: Engine | None = None
         self._outbox: Outbox | None = None
+        self._stream: httpx.Client | None = None
 
     def key(self, round_id: int) -> str:
         """The round's key at the service, unique across the game servers sharing it."""
@@ -166,6 +167,8 @@ class NetworkedJackpots:
 
     def stop(self) -> None:
         self._stop.set()
+        if self._stream is not None:
+            self._stream.close()  # ends the watcher's wait for the stream's next event
         for thread in self._threads:
             thread.join(5)
         self._threads = []
@@ -173,6 +176,7 @@ class NetworkedJackpots:
     def _watch(self) -> None:
         timeout = httpx.Timeout(5.0, read=SILENT_S)
         with httpx.Client(base_url=self.url, timeout=timeout) as client:
+            self._stream = client
             while not self._stop.is_set():
                 try:
                     with client.stream("GET", "/v1/jackpots/stream") as answer:
@@ -185,8 +189,8 @@ class NetworkedJackpots:
                                     self._wins.append(data)
                             if self._stop.is_set():
                                 break
-                except (httpx.HTTPError, ValueError, KeyError) as error:
-                    if self._connected:
+                except Exception as error:  # refused, cut, garbled, or closed by stop(): reconnect
+                    if self._connected and not self._stop.is_set():
                         log.warning("jackpot service at %s unreachable: %s", self.url, error)
                 self._connected = False
                 self._stop.wait(0.2)
