@@ -45,12 +45,12 @@ def pools(request, games, tmp_path, service):
                              jackpot_url=service.url if networked else None,
                              jackpot_server_id=f"contract-{tmp_path.name[-20:]}", jackpot_rates=RATES)
     app = create_app(settings, games={"divine-fortune": games["divine-fortune"]})
-    with TestClient(app):  # the lifespan: the outbox worker, the service's watcher
+    with TestClient(app) as client:  # the lifespan: the outbox worker, the service's watcher
         server = app.state.server
         game = server.games["divine-fortune"]
         if networked:
             wait_until(lambda: server.jackpots.available())
-        yield Pools(server, game, networked)
+        yield Pools(server, game, networked, client)
     server.engine.dispose()
 
 
@@ -64,8 +64,8 @@ def wait_until(condition, timeout: float = 20.0) -> None:
 
 
 class Pools:
-    def __init__(self, server, game, networked: bool) -> None:
-        self.server, self.game, self.networked = server, game, networked
+    def __init__(self, server, game, networked: bool, client) -> None:
+        self.server, self.game, self.networked, self.client = server, game, networked, client
         self.round = 0
         with server.engine.connect() as conn:
             self.start = server.jackpots.state(conn, game)
@@ -223,3 +223,11 @@ def test_the_audit_finds_a_pool_that_does_not_balance(tmp_path):
     checked = audit()
     assert checked.returncode == 1 and "pool divine-fortune" in checked.stderr
     books.engine.dispose()
+
+
+def test_the_rules_page_states_the_simultaneous_win_rule(pools):
+    """The game's rules page is generated from the model the server gives; the server adds the
+    pool's rules to it."""
+    rules = pools.client.get("/v1/games/divine-fortune").json()["features"]["progressive_jackpot"]
+    assert "first win recorded by the jackpot pool takes the jackpot" in rules["simultaneous_wins"]
+    assert "re-seeded" in rules["simultaneous_wins"] and "rounded down to the cent" in rules["currency"]

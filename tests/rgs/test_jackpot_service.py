@@ -66,16 +66,17 @@ class GameServer:
         self.process = process
         self.url = process.url
         self.database_url = process.database_url
-        settings = load_settings(None, database_url=self.database_url, jackpot_url=process.env["SLOTFORGE_JACKPOT_URL"],
-                                 jackpot_rates=RATES)
-        self.server_id = settings.jackpot_server()
-        self.worker = Server(settings, connect(self.database_url), {GAME: games[GAME]},
-                             jackpots=NetworkedJackpots(settings.jackpot_url, self.server_id))
+        settings = load_settings(None, database_url=self.database_url,
+                                 jackpot_url=process.env.get("SLOTFORGE_JACKPOT_URL"), jackpot_rates=RATES)
+        self.server_id = settings.jackpot_server() if settings.jackpot_url else None
+        jackpots = NetworkedJackpots(settings.jackpot_url, self.server_id) if settings.jackpot_url else None
+        self.worker = Server(settings, connect(self.database_url), {GAME: games[GAME]}, jackpots=jackpots)
         self.client = httpx.Client(base_url=self.url, timeout=60)
         self.api = Api(self.client, process.operator_key())
 
     def key(self, round_id: int) -> str:
-        return f"{self.server_id}:{round_id}"
+        """A round's key at the jackpot service (embedded pools: the round's id)."""
+        return f"{self.server_id}:{round_id}" if self.server_id else str(round_id)
 
     def open_mega(self, player) -> int:
         """A committed round waiting for its bonus start, whose bonus fills the grid."""
@@ -216,8 +217,19 @@ def test_gbp_and_usd_stakes_contribute_their_converted_share_and_a_payout_is_con
     assert pot - won * Decimal("1.17") < Decimal("0.0117")
 
 
-def test_a_connected_player_sees_a_win_within_a_second(service, servers):
-    server = servers[0]
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory, games):
+    """A game server keeping its pool in its own database."""
+    folder = tmp_path_factory.mktemp("embedded")
+    process = ServerProcess(f"sqlite:///{folder / 'embedded.db'}", folder / "embedded.log", games=f'["{GAME}"]')
+    running = GameServer(process.start(), games)
+    yield running
+    running.close()
+
+
+@pytest.mark.parametrize("pools", ["networked", "embedded"])
+def test_a_connected_player_sees_a_win_within_a_second(pools, request):
+    server = request.getfixturevalue("servers")[0] if pools == "networked" else request.getfixturevalue("embedded")
     watcher = server.api.player("0.00")
     events: list[tuple[float, str, dict]] = []
     stop = threading.Event()

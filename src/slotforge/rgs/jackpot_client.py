@@ -43,6 +43,8 @@ TARGET = "jackpot"
 # The service is taken as away when its stream has been silent this long (it sends every second).
 SILENT_S = 3.0
 RECONCILE_EVERY_S = 1.0
+# What players see of a win (the service's entry has more: its id, status, detail).
+WIN_FIELDS = ("pool", "key", "amount", "payout", "currency", "rate")
 
 
 class ServiceRefused(RuntimeError):
@@ -131,7 +133,7 @@ class NetworkedJackpots:
             raise ConnectionError("the jackpot service's stream is silent")
         with self._lock:
             wins, self._wins = self._wins, []
-        return list(self._values), wins
+        return list(self._values), [{name: win[name] for name in WIN_FIELDS} for win in wins]
 
     # -- calls and deliveries -------------------------------------------------------------------
     def call(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:

@@ -125,8 +125,9 @@ class EmbeddedJackpots:
             self._seen.add((row["pool"], row["round_id"]))
             self._since = max(self._since, row["created_at"])
             detail = json.loads(row["detail"])
-            wins.append({"pool": row["pool"], "round": row["round_id"], "amount": row["amount"],
-                         "payout": detail.get("payout", row["amount"]), "currency": detail.get("currency", "EUR")})
+            wins.append({"pool": row["pool"], "key": str(row["round_id"]), "amount": row["amount"],
+                         "payout": detail.get("payout", row["amount"]), "currency": detail.get("currency", "EUR"),
+                         "rate": detail.get("rate", "1")})
         first, self._primed = not self._primed, True
         return values, [] if first else wins  # the first poll: only wins from now on
 
