@@ -336,19 +336,26 @@ class Server:
             profile = self.settings.jurisdiction(jurisdiction) or self.settings.jurisdiction("default")
             if now - started_at < profile.interrupted_round_days * DAY_MS:
                 continue
-            with self.transaction() as conn:
-                lock_player(conn, owner)
-                row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
-                if row["status"] != "awaiting" or row["game"] not in self.games:
-                    continue
-                game = self.games[row["game"]]
-                record = json.loads(row["record"])
-                while record["status"] == "awaiting":
-                    record = runner.resume(game, record, default_choice(record))
-                self.continue_round(conn, game, dict(row), record)
-                log.info("completed interrupted round %s with the default choices", round_id)
-                done += 1
+            try:
+                done += self.complete_stale_round(round_id, owner)
+            except ApiError as error:  # e.g. its jackpot service is away: the round waits for the next pass
+                log.warning("interrupted round %s not completed yet: %s", round_id, error.message)
         return done
+
+    def complete_stale_round(self, round_id: int, owner: int) -> int:
+        """Complete one interrupted round with the default choices; 1 if done."""
+        with self.transaction() as conn:
+            lock_player(conn, owner)
+            row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+            if row["status"] != "awaiting" or row["game"] not in self.games:
+                return 0
+            game = self.games[row["game"]]
+            record = json.loads(row["record"])
+            while record["status"] == "awaiting":
+                record = runner.resume(game, record, default_choice(record))
+            self.continue_round(conn, game, dict(row), record)
+            log.info("completed interrupted round %s with the default choices", round_id)
+            return 1
 
 
 def round_answer(row: dict[str, Any]) -> dict[str, Any]:
