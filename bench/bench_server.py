@@ -209,7 +209,10 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, gam
             jackpot_url = f"http://127.0.0.1:{port + 1}"
         server = start_server(url, Path(folder), port, workers, game, jackpot_url)
         try:
-            return asyncio.run(measure(port, operator_key(url), count, seconds, game))
+            figures = asyncio.run(measure(port, operator_key(url), count, seconds, game))
+            if networked:
+                figures["backlog_s"] = drained(url)
+            return figures
         finally:
             stop(server)
             if service is not None:
@@ -217,6 +220,23 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, gam
             for each in names:
                 if each:
                     drop(each)
+
+
+def drained(database_url: str) -> float:
+    """Seconds after the load until the server's outbox has delivered every contribution."""
+    sys.path.insert(0, str(SRC))
+    from slotforge.rgs.database import connect
+    from slotforge.rgs.outbox import pending
+
+    engine, started = connect(database_url), time.perf_counter()
+    try:
+        while True:
+            with engine.connect() as conn:
+                if not pending(conn, "jackpot"):
+                    return time.perf_counter() - started
+            time.sleep(0.05)
+    finally:
+        engine.dispose()
 
 
 def print_figures(label: str, figures: dict[str, float]) -> None:
@@ -234,6 +254,7 @@ def bench_jackpots(backends: list[str], count: int, seconds: float, port: int, w
         print_figures(f"{backend}, embedded", embedded)
         networked = bench(backend, count, seconds, port, workers, "divine-fortune", networked=True)
         print_figures(f"{backend}, networked", networked)
+        print(f"{'':22} every contribution delivered {networked['backlog_s']:.1f} s after the load ended")
         ratio = networked["rounds_per_second"] / embedded["rounds_per_second"]
         print(f"{'':22} networked / embedded: rounds/s {ratio:.2f}, p99 {networked['p99_ms'] / embedded['p99_ms']:.2f}")
 

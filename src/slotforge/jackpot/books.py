@@ -135,16 +135,33 @@ class Books:
     # -- calls ----------------------------------------------------------------------------------
     def contribute(self, pool: str, key: str, stake: Decimal, currency: str, rate: Decimal) -> dict[str, Any]:
         """Add a stake's share (idempotent on ``key``)."""
-        asked = {"currency": currency, "rate": str(rate), "stake": str(stake)}
         with self.transaction() as conn:
-            done = self._entry(conn, "contribution", key)
-            if done is not None:
-                return self._same(done, asked, pool)
-            loaded = self._locked(conn, pool)
-            made = loaded.contribute(key, stake, rate)
-            self._save(conn, pool, loaded, wins=0)
-            self._record(conn, pool, "contribution", key, "done", currency, rate, made.amount, made, stake=stake)
-            return entry_view(self._entry(conn, "contribution", key))
+            return self._contribute(conn, pool, key, stake, currency, rate)
+
+    def contribute_many(self, asked: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+        """Several contributions in one transaction (each idempotent on its key): the entries by
+        key, and the refusals by key (a refused one changes nothing)."""
+        done, refused = {}, {}
+        with self.transaction() as conn:
+            for item in asked:
+                try:
+                    done[item["key"]] = self._contribute(conn, item["pool"], item["key"], Decimal(item["stake"]),
+                                                         item["currency"], Decimal(item["rate"]))
+                except JackpotError as error:  # raised before anything is written
+                    refused[item["key"]] = str(error)
+        return done, refused
+
+    def _contribute(self, conn: Connection, pool: str, key: str, stake: Decimal, currency: str,
+                    rate: Decimal) -> dict[str, Any]:
+        asked = {"currency": currency, "rate": str(rate), "stake": str(stake)}
+        done = self._entry(conn, "contribution", key)
+        if done is not None:
+            return self._same(done, asked, pool)
+        loaded = self._locked(conn, pool)
+        made = loaded.contribute(key, stake, rate)
+        self._save(conn, pool, loaded, wins=0)
+        self._record(conn, pool, "contribution", key, "done", currency, rate, made.amount, made, stake=stake)
+        return entry_view(self._entry(conn, "contribution", key))
 
     def claim(self, pool: str, key: str, currency: str, rate: Decimal) -> dict[str, Any]:
         """Pay the current pot to ``key``'s round and re-seed; the claim is held until the game

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from slotforge.jackpot.books import Books, ClaimSettled, KeyReused, UnknownPool, audit
 from slotforge.jackpot.pool import JackpotError, PoolConfig
@@ -44,6 +44,14 @@ class ContributionRequest(Body):
     stake: Amount  # in ``currency``
     currency: Currency = "EUR"
     rate: Rate = "1"  # EUR per unit of ``currency``
+
+
+class PoolContribution(ContributionRequest):
+    pool: Annotated[str, StringConstraints(min_length=1, max_length=80)]
+
+
+class ContributionsRequest(Body):
+    contributions: Annotated[list[PoolContribution], Field(min_length=1, max_length=500)]
 
 
 class ClaimRequest(Body):
@@ -139,6 +147,13 @@ def create_service(database_url: str, pools: dict[str, PoolConfig] | None = None
     def contribute(pool: str, body: ContributionRequest) -> dict[str, Any]:
         """Add a stake's share to the pool (idempotent on the round key)."""
         return books.contribute(pool, body.key, Decimal(body.stake), body.currency, Decimal(body.rate))
+
+    @app.post("/v1/contributions")
+    def contribute_many(body: ContributionsRequest) -> dict[str, Any]:
+        """Several contributions in one transaction (a game server's outbox sends what it owes
+        together): ``done`` by key, and ``refused`` by key with the reason."""
+        done, refused = books.contribute_many([item.model_dump() for item in body.contributions])
+        return {"done": done, "refused": refused}
 
     @app.post("/v1/pools/{pool}/claims")
     def claim(pool: str, body: ClaimRequest) -> dict[str, Any]:

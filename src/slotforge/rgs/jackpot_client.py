@@ -152,6 +152,28 @@ class NetworkedJackpots:
             return self.call("POST", f"/v1/claims/{payload['key']}/confirm")
         raise ValueError(f"jackpot: no delivery for {message.kind!r}")
 
+    def deliver_many(self, messages: list[Message]) -> dict[int, dict[str, Any]]:
+        """The outbox's delivery of several messages: the contributions in one call, the rest one
+        by one; the acknowledgements by message id (a refused one is retried, and logged)."""
+        answers: dict[int, dict[str, Any]] = {}
+        contributions = [m for m in messages if m.kind == "contribution"]
+        if contributions:
+            sent = self.call("POST", "/v1/contributions", json={"contributions": [
+                {name: m.payload[name] for name in ("pool", "key", "stake", "currency", "rate")}
+                for m in contributions]})
+            for message in contributions:
+                if message.key in sent["done"]:
+                    answers[message.id] = sent["done"][message.key]
+                else:
+                    log.error("jackpot: contribution %s refused: %s", message.key, sent["refused"].get(message.key))
+        for message in messages:
+            if message.kind != "contribution":
+                try:
+                    answers[message.id] = self.deliver(message)
+                except (httpx.HTTPError, ServiceRefused) as error:
+                    log.warning("jackpot: %s %s not delivered: %s", message.kind, message.key, error)
+        return answers
+
     def wake(self) -> None:
         if self._outbox is not None:
             self._outbox.wake()
@@ -160,7 +182,7 @@ class NetworkedJackpots:
     def start(self, engine: Engine, box: Outbox) -> None:
         """Deliver through ``box``, watch the service's stream, reconcile held claims."""
         self._engine, self._outbox = engine, box
-        box.register(TARGET, self.deliver)
+        box.register(TARGET, self.deliver, deliver_many=self.deliver_many)
         self._stop.clear()
         for target, name in ((self._watch, "stream"), (self._reconcile_forever, "reconcile")):
             thread = threading.Thread(target=target, name=f"slotforge-jackpot-{name}", daemon=True)
