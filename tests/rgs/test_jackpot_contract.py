@@ -231,3 +231,50 @@ def test_the_rules_page_states_the_simultaneous_win_rule(pools):
     rules = pools.client.get("/v1/games/divine-fortune").json()["features"]["progressive_jackpot"]
     assert "first win recorded by the jackpot pool takes the jackpot" in rules["simultaneous_wins"]
     assert "re-seeded" in rules["simultaneous_wins"] and "rounded down to the cent" in rules["currency"]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def service_on(request, tmp_path):
+    """A jackpot service process on each kind of database."""
+    from .conftest import database_for
+
+    urls = database_for(request.param, tmp_path)
+    running = JackpotService(next(urls), tmp_path / "service.log").start()
+    yield running
+    running.kill()
+    next(urls, None)  # drops the PostgreSQL database
+
+
+def test_simultaneous_claims_at_the_service_are_serialised_on_either_database(service_on):
+    """Twenty claims sent at once, straight to the service: in its commit order, the first takes
+    the pot and each next one the re-seeded pot; confirmed, the books balance."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    contributed = httpx.post(f"{service_on.url}/v1/pools/divine-fortune/contributions",
+                             json={"key": "one:1", "stake": "100.00"})
+    assert contributed.status_code == 200, contributed.text
+    before = service_on.pool()
+    start = threading.Barrier(20)
+
+    def claim(n: int) -> httpx.Response:
+        with httpx.Client(base_url=service_on.url, timeout=60) as client:
+            start.wait()
+            return client.post("/v1/pools/divine-fortune/claims", json={"key": f"server-{n % 2}:{n}"})
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(claim, range(20)))
+    assert [a.status_code for a in answers] == [200] * 20
+    claims = sorted((a.json() for a in answers), key=lambda c: c["id"])
+    pot, reserve, expected = Decimal(before["current"]), Decimal(before["reserve"]), []
+    for _ in claims:
+        expected.append(cents(pot))
+        pot, reserve = SEED + reserve + (pot - cents(pot)), Decimal(0)
+    assert [Decimal(c["payout"]) for c in claims] == expected
+    for c in claims:
+        assert httpx.post(f"{service_on.url}/v1/claims/{c['key']}/confirm").json()["status"] == "confirmed"
+    released = httpx.post(f"{service_on.url}/v1/claims/{claims[0]['key']}/release")
+    assert released.status_code == 409 and released.json()["error"] == "CLAIM_SETTLED"
+    assert service_on.pool()["wins"] == 20 and service_on.get("/v1/audit")["problems"] == []

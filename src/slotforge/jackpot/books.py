@@ -154,10 +154,10 @@ class Books:
     def _contribute(self, conn: Connection, pool: str, key: str, stake: Decimal, currency: str,
                     rate: Decimal) -> dict[str, Any]:
         asked = {"currency": currency, "rate": str(rate), "stake": str(stake)}
+        loaded = self._locked(conn, pool)  # first: a twin of this call waits here, then finds the entry
         done = self._entry(conn, "contribution", key)
         if done is not None:
             return self._same(done, asked, pool)
-        loaded = self._locked(conn, pool)
         made = loaded.contribute(key, stake, rate)
         self._save(conn, pool, loaded, wins=0)
         self._record(conn, pool, "contribution", key, "done", currency, rate, made.amount, made, stake=stake)
@@ -168,10 +168,10 @@ class Books:
         server confirms or releases it. Idempotent on ``key`` (a released key claims afresh)."""
         asked = {"currency": currency, "rate": str(rate)}
         with self.transaction() as conn:
+            loaded = self._locked(conn, pool)  # first: a twin of this call waits here, then finds the entry
             done = self._entry(conn, "claim", key)
             if done is not None and done["status"] != "released":
                 return self._same(done, asked, pool)
-            loaded = self._locked(conn, pool)
             won = loaded.claim(key, rate)
             self._save(conn, pool, loaded, wins=1)
             if done is None:
