@@ -188,12 +188,13 @@ class Books:
             held = self._entry(conn, "claim", key)
             if held is None:
                 raise KeyError(key)
-            if held["status"] == "released":
+            # Conditional: of a confirm and a release racing, one changes the claim, the other sees it.
+            conn.execute(update(entries).where(entries.c.id == held["id"], entries.c.status == "held").values(
+                status="confirmed", settled_at=self.now()))
+            settled = self._entry(conn, "claim", key)
+            if settled["status"] == "released":
                 raise ClaimSettled(f"claim {key} was released; it cannot be confirmed")
-            if held["status"] == "held":
-                conn.execute(update(entries).where(entries.c.id == held["id"]).values(
-                    status="confirmed", settled_at=self.now()))
-            return entry_view(self._entry(conn, "claim", key))
+            return entry_view(settled)
 
     def release(self, key: str) -> dict[str, Any]:
         """The claim's round was never committed: what the claim paid goes back into the pot."""
@@ -201,15 +202,16 @@ class Books:
             held = self._entry(conn, "claim", key)
             if held is None:
                 return {"key": key, "kind": "claim", "status": "unknown"}
-            if held["status"] == "confirmed":
-                raise ClaimSettled(f"claim {key} is confirmed; it cannot be released")
-            if held["status"] == "held":
-                loaded = self._locked(conn, held["pool"])
+            loaded = self._locked(conn, held["pool"])
+            released = conn.execute(update(entries).where(entries.c.id == held["id"], entries.c.status == "held")
+                                    .values(status="released", settled_at=self.now()))
+            if released.rowcount:  # this call released it: the payout goes back into the pot
                 loaded.return_claim(Claim(key, Decimal(held["amount"]), Decimal(0), Decimal(0)))
                 self._save(conn, held["pool"], loaded, wins=-1)
-                conn.execute(update(entries).where(entries.c.id == held["id"]).values(
-                    status="released", settled_at=self.now()))
-            return entry_view(self._entry(conn, "claim", key))
+            settled = self._entry(conn, "claim", key)
+            if settled["status"] == "confirmed":
+                raise ClaimSettled(f"claim {key} is confirmed; it cannot be released")
+            return entry_view(settled)
 
     # -- reading --------------------------------------------------------------------------------
     def state(self, conn: Connection, pool: str) -> PoolState:
