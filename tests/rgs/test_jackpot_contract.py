@@ -278,3 +278,53 @@ def test_simultaneous_claims_at_the_service_are_serialised_on_either_database(se
     released = httpx.post(f"{service_on.url}/v1/claims/{claims[0]['key']}/release")
     assert released.status_code == 409 and released.json()["error"] == "CLAIM_SETTLED"
     assert service_on.pool()["wins"] == 20 and service_on.get("/v1/audit")["problems"] == []
+
+
+def test_embedded_pools_take_other_currencies_through_the_player_api(make_api, games):
+    """A pound player plays Divine Fortune and wins the Mega on a server with embedded pools;
+    a currency without a rate is refused before anything is taken."""
+    from slotforge.engine import round as runner
+    from slotforge.rgs import access
+    from slotforge.rgs.service import lock_player
+
+    from .test_player_api import MEGA_SCRIPT
+
+    api = make_api(currencies=["EUR", "GBP", "JPY"], jackpot_rates=RATES)
+    server = api.client.app.state.server
+    game = games["divine-fortune"]
+    refused = api.player("10.00", currency="JPY").play("divine-fortune")
+    assert refused.status_code == 403 and refused.json()["error"] == "GAME_NOT_ALLOWED", refused.text
+
+    player = api.player("100.00", currency="GBP")
+    with server.engine.connect() as conn:
+        start = server.jackpots.state(conn, game)
+    played = player.finish(player.play("divine-fortune", bet={"bet_level": 1, "coin_value": "0.05"}))
+    stake = Decimal(played["round"]["total_bet"])
+    with server.engine.connect() as conn:
+        pot = server.jackpots.state(conn, game)
+    assert pot.contributed - start.contributed == stake * RATES["GBP"] * SHARE
+
+    auth = access.authenticate(server, f"Bearer {player.token}")
+    bet = game.parse_bet({"bet_level": 2, "coin_value": "0.05"})
+    with server.transaction() as conn:
+        _, body = server.start_round(conn, lock_player(conn, auth.player_id), auth, game, bet,
+                                     runner.parse_script(game, {"bet": bet.as_json(), **MEGA_SCRIPT}), None)
+    with server.engine.connect() as conn:
+        pot = server.jackpots.state(conn, game)
+    done = player.post(f"/v1/rounds/{body['round']['id']}/decisions", {"choice": "start_bonus"}).json()
+    assert Decimal(done["round"]["jackpot_win"]) == cents(pot.current / RATES["GBP"])
+    assert done["round"]["currency"] == "GBP"
+    import json
+
+    from sqlalchemy import select
+
+    from slotforge.rgs.audit import audit
+    from slotforge.rgs.schema import jackpot_entries
+
+    with server.engine.connect() as conn:
+        recorded = {kind: json.loads(detail) for kind, detail in conn.execute(select(
+            jackpot_entries.c.kind, jackpot_entries.c.detail).where(jackpot_entries.c.round_id == body["round"]["id"]))}
+        assert audit(conn) == []
+    assert {kind: (d["currency"], d["rate"]) for kind, d in recorded.items()} == {
+        "contribution": ("GBP", "1.17"), "claim": ("GBP", "1.17")}
+    assert Decimal(recorded["claim"]["payout"]) == Decimal(done["round"]["jackpot_win"])
