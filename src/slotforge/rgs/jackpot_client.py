@@ -106,6 +106,7 @@ class NetworkedJackpots:
         transaction; 503 when the service cannot be reached (the round's transaction then rolls
         back: nothing is paid, the player may try again)."""
         key = self.key(round_id)
+        self.check(game)  # a silent service fails the claim at once, not after the call's time-out
         try:
             won = self.call("POST", f"/v1/pools/{game.code}/claims",
                             json={"key": key, "currency": currency, "rate": str(rate)})
