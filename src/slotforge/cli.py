@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
@@ -720,6 +721,8 @@ def serve(
     config: Path | None = ConfigOpt,
     workers: int = typer.Option(1, "--workers", help="server processes (use PostgreSQL for more than one)"),
     qa: bool = typer.Option(False, "--qa", help="accept scripts of forced outcomes in fun sessions"),
+    jackpot: str | None = typer.Option(None, "--jackpot", help="a jackpot service's URL (slotforge jackpot serve): "
+                                       "the progressive pools there, shared with other game servers"),
 ) -> None:
     """Run the game server: every game over HTTP, every round durable and replayable."""
     import logging
@@ -728,7 +731,7 @@ def serve(
 
     from slotforge.rgs.database import connect, migrate
 
-    settings = server_settings(config, database, qa=qa or None)
+    settings = server_settings(config, database, qa=qa or None, jackpot_url=jackpot)
     if workers > 1 and settings.database_url.startswith("sqlite"):
         err.print("note: several workers share one SQLite file; PostgreSQL serves them better")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -737,6 +740,8 @@ def serve(
     os.environ["SLOTFORGE_DATABASE_URL"] = settings.database_url
     if qa:
         os.environ["SLOTFORGE_QA"] = "true"
+    if jackpot:
+        os.environ["SLOTFORGE_JACKPOT_URL"] = jackpot
     if config is not None:
         os.environ["SLOTFORGE_CONFIG"] = str(config.resolve())
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
@@ -771,20 +776,74 @@ def operator_add(
 
 
 @app.command()
-def audit(database: str | None = DatabaseOpt, config: Path | None = ConfigOpt) -> None:
+def audit(
+    database: str | None = DatabaseOpt,
+    config: Path | None = ConfigOpt,
+    jackpot: str | None = typer.Option(None, "--jackpot", help="the jackpot service's URL: its books too"),
+) -> None:
     """Check the books: every balance is its ledger's sum, every round paid once, every pool
-    balanced. Exits 1 on any difference."""
+    balanced (the jackpot service's too, with --jackpot or the setting). Exits 1 on any difference."""
     from slotforge.rgs.audit import audit as check
-    from slotforge.rgs.audit import summary
+    from slotforge.rgs.audit import check_service, summary
     from slotforge.rgs.database import connect, migrate
 
-    settings = server_settings(config, database)
+    settings = server_settings(config, database, jackpot_url=jackpot)
     engine = guarded(lambda: connect(settings.database_url))
     guarded(lambda: migrate(engine))
     with engine.connect() as conn:
         problems = check(conn)
         counts = summary(conn)
+        if settings.jackpot_url:
+            problems += check_service(conn, settings.jackpot_url, settings.jackpot_server())
     checked = ", ".join(f"{n:,} {what}" for what, n in counts.items())
+    if settings.jackpot_url:
+        checked += f" and the jackpot service at {settings.jackpot_url}"
+    report_audit(problems, checked)
+
+jackpot_app = typer.Typer(help="the jackpot service: network progressive pools shared by game servers",
+                          no_args_is_help=True)
+app.add_typer(jackpot_app, name="jackpot")
+JackpotDatabaseOpt = typer.Option("sqlite:///jackpot.db", "--database",
+                                  help="the service's own database: sqlite:///FILE or postgresql+psycopg://...")
+
+
+@jackpot_app.command("serve")
+def jackpot_serve(
+    host: str = typer.Option("127.0.0.1", "--host"),
+    port: int = typer.Option(8100, "--port"),
+    database: str = JackpotDatabaseOpt,
+) -> None:
+    """Run the jackpot service: every game's progressive pool, for game servers started with
+    --jackpot URL."""
+    import logging
+
+    import uvicorn
+
+    from slotforge.jackpot.service import create_service
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    service = guarded(lambda: create_service(database))
+    out.print(f"slotforge jackpot service on http://{host}:{port} (database {database})", highlight=False)
+    uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
+
+
+@jackpot_app.command("audit")
+def jackpot_audit(database: str = JackpotDatabaseOpt) -> None:
+    """Check the service's books: every pool balances and matches its entries. Exits 1 on any
+    difference."""
+    from slotforge.jackpot.books import Books
+    from slotforge.jackpot.books import audit as check
+    from slotforge.rgs.database import connect
+
+    books = Books(guarded(lambda: connect(database)), time.time)
+    with books.engine.connect() as conn:
+        problems = check(conn)
+        counted = f"{len(books.values(conn))} pools, {len(books.entries(conn))} entries"
+    report_audit(problems, counted)
+
+
+def report_audit(problems: list[str], checked: str) -> None:
+    """Print the differences (exit 1) or that the books balance."""
     if problems:
         for problem in problems:
             err.print(f"[red]difference[/red]: {problem}", highlight=False)

@@ -113,3 +113,29 @@ def test_the_worker_thread_delivers_and_drain_waits_for_it(tmp_path):
 
 def test_backoff_doubles_up_to_its_cap():
     assert [backoff_ms(n, 1000) for n in range(6)] == [100, 200, 400, 800, 1000, 1000]
+
+
+def test_a_receiver_taking_several_messages_acknowledges_them_in_one_call(database_url):
+    """The due messages of a pass go in one call; what it acknowledged is marked, the rest retried."""
+    clock = FakeClock()
+    box = opened(database_url, clock)
+    with write_transaction(box.engine) as conn:
+        for n in range(5):
+            mail.enqueue(conn, "jackpot", "contribution", f"s:{n}", {"n": n}, now=box.now())
+    calls: list[list[str]] = []
+
+    def many(messages: list[Message]) -> dict[int, dict[str, Any]]:
+        calls.append([m.key for m in messages])
+        return {m.id: {"ok": m.payload["n"]} for m in messages if m.payload["n"] != 3}  # one not taken
+
+    box.register("jackpot", Receiver(), deliver_many=many)
+    assert box.deliver_due() == 4
+    assert calls == [[f"s:{n}" for n in range(5)]]
+    with box.engine.connect() as conn:
+        assert [m.key for m in mail.undelivered(conn)] == ["s:3"]
+    clock.advance(1)
+    assert box.deliver_due() == 1  # alone now: the one-message delivery
+    assert calls == [[f"s:{n}" for n in range(5)]]
+    with box.engine.connect() as conn:
+        assert mail.pending(conn) == 0
+    box.engine.dispose()

@@ -23,10 +23,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from slotforge.engine import round as runner
 from slotforge.engine.game import Game, Operator
 from slotforge.games import game_codes, load_game
+from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import operator_api, player_api, web
 from slotforge.rgs.database import connect, migrate
 from slotforge.rgs.errors import ApiError
-from slotforge.rgs.jackpots import EmbeddedJackpots, has_pool
+from slotforge.rgs.jackpot_client import NetworkedJackpots
+from slotforge.rgs.jackpots import EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.service import Server
 from slotforge.rgs.settings import Settings, load_settings
 
@@ -64,7 +66,8 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     """The server for ``settings``: the schema migrated, the games ready, stale rounds finished."""
     engine = connect(settings.database_url)
     migrate(engine)
-    server = Server(settings, engine, games if games is not None else load_games(settings.games), clock=clock)
+    server = Server(settings, engine, games if games is not None else load_games(settings.games),
+                    jackpots=jackpots_for(settings, clock), clock=clock)
     if isinstance(server.jackpots, EmbeddedJackpots):
         with server.transaction() as conn:
             for game in server.games.values():
@@ -76,6 +79,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
                   lifespan=outbox_worker)
     app.state.server = server
+    app.state.jackpot_hub = Hub(offered_pools(server))
     app.include_router(player_api.router)
     app.include_router(operator_api.router)
     web.install(app)
@@ -84,15 +88,40 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     return app
 
 
+def jackpots_for(settings: Settings, clock: Callable[[], float]) -> Jackpots:
+    """The pools in this database, or at the jackpot service the settings name."""
+    if settings.jackpot_url is None:
+        return EmbeddedJackpots()
+    return NetworkedJackpots(settings.jackpot_url, settings.jackpot_server(), settings.jackpot_claim_lease_s,
+                             clock=clock)
+
+
+def offered_pools(server: Server) -> Poll:
+    """The live stream's source: the pools of the games this server offers."""
+    codes = {game.code for game in server.games.values() if has_pool(game)}
+
+    def poll() -> tuple[list[dict], list[dict]]:
+        values, wins = server.jackpots.poll(server.engine)
+        return [v for v in values if v["pool"] in codes], [w for w in wins if w["pool"] in codes]
+
+    return poll
+
+
 @asynccontextmanager
 async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
-    """Deliver the outbox while the server serves (what earlier processes left included)."""
-    outbox = app.state.server.outbox
-    outbox.start()
+    """Deliver the outbox while the server serves (what earlier processes left included); with
+    a jackpot service, watch it too."""
+    server = app.state.server
+    if isinstance(server.jackpots, NetworkedJackpots):
+        server.jackpots.start(server.engine, server.outbox)
+    server.outbox.start()
     try:
         yield
     finally:
-        outbox.stop()
+        server.outbox.stop()
+        app.state.jackpot_hub.stop()
+        if isinstance(server.jackpots, NetworkedJackpots):
+            server.jackpots.stop()
 
 
 def error_answer(error: ApiError) -> JSONResponse:

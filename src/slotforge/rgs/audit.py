@@ -3,16 +3,23 @@ in the ledger exactly once, every jackpot pool balances.
 
     deposits - withdrawals - stakes + wins + refunds == balance      (every player)
     seeds + contributions == paid + current + reserve                (every pool)
+
+With a jackpot service, :func:`check_service` also has the service audit its own books and
+matches them against this server's: every contribution the outbox delivered is recorded there
+with the same stake and rate, and every round that won a jackpot has its claim there, confirmed
+(or its confirm still queued), paying what the round paid.
 """
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 from sqlalchemy import Connection, func, select
 
 from slotforge.jackpot import PoolState
-from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, players, rounds
+from slotforge.rgs.money import to_minor
+from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, outbox, players, rounds
 from slotforge.rgs.wallet import ledger_sum
 
 
@@ -78,3 +85,42 @@ def summary(conn: Connection) -> dict[str, int]:
     count = lambda table: conn.execute(select(func.count()).select_from(table)).scalar_one()  # noqa: E731
     return {"players": count(players), "rounds": count(rounds), "ledger entries": count(ledger),
             "jackpot pools": count(jackpot_pools)}
+
+
+def check_service(conn: Connection, url: str, server_id: str) -> list[str]:
+    """The jackpot service's books, and this server's entries matched against them."""
+    import httpx
+
+    from slotforge.rgs.jackpot_client import TARGET, confirm_key
+
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client:
+            books = client.get("/v1/audit").json()
+            theirs = {(e["kind"], e["key"]): e for e in
+                      client.get("/v1/entries", params={"server": server_id}).json()["entries"]}
+    except (httpx.HTTPError, ValueError, KeyError) as error:
+        return [f"jackpot service at {url}: cannot be audited: {error}"]
+    problems = [f"jackpot service: {problem}" for problem in books["problems"]]
+    ours = {(m["kind"], m["key"]): m for m in conn.execute(select(outbox).where(outbox.c.target == TARGET)).mappings()}
+    for (kind, key), message in ours.items():
+        payload = json.loads(message["payload"])
+        if kind == "contribution" and message["delivered_at"] is not None:
+            entry = theirs.get(("contribution", key))
+            if entry is None or (entry["stake"], entry["rate"]) != (payload["stake"], payload["rate"]):
+                problems.append(f"contribution {key}: delivered as {payload['stake']} at {payload['rate']}, the "
+                                f"service has {entry and (entry['stake'], entry['rate'])}")
+        elif kind == "confirm":
+            entry = theirs.get(("claim", payload["key"]))
+            wanted = "confirmed" if message["delivered_at"] is not None else ("held", "confirmed")
+            if entry is None or entry["status"] not in wanted or entry["payout"] != payload["payout"]:
+                problems.append(f"claim {payload['key']}: paid {payload['payout']} by the round, the service has "
+                                f"{entry and (entry['status'], entry['payout'])}")
+    for round_id, paid, currency in conn.execute(select(rounds.c.id, rounds.c.jackpot_win, rounds.c.currency).where(
+            rounds.c.jackpot_win > 0)):
+        message = ours.get(("confirm", confirm_key(f"{server_id}:{round_id}")))
+        if message is None or to_minor(Decimal(json.loads(message["payload"])["payout"])) != paid:
+            problems.append(f"round {round_id}: jackpot {paid} {currency} with no matching claim at the service")
+    for (kind, key), entry in theirs.items():
+        if kind == "claim" and entry["status"] == "confirmed" and ("confirm", confirm_key(key)) not in ours:
+            problems.append(f"claim {key}: confirmed at the service, unknown here")
+    return problems

@@ -49,6 +49,9 @@ class Message:
 Deliver = Callable[[Message], dict[str, Any]]
 # Runs in the transaction that marks a message delivered (e.g. a round's credit no longer pending).
 Acknowledged = Callable[[Connection, Message, dict[str, Any]], None]
+# A receiver's delivery of several messages in one call: the acknowledgements by message id (a
+# message without one is retried later); raises to retry them all.
+DeliverMany = Callable[[list[Message]], dict[int, dict[str, Any]]]
 
 
 def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[str, Any], *, now: int,
@@ -105,6 +108,7 @@ class Outbox:
         self.largest_backoff_ms = largest_backoff_ms
         self.idle_s = idle_s
         self._receivers: dict[str, tuple[Deliver, Acknowledged | None]] = {}
+        self._batches: dict[str, DeliverMany] = {}
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,9 +116,15 @@ class Outbox:
     def now(self) -> int:
         return int(self.clock() * 1000)
 
-    def register(self, target: str, deliver: Deliver, acknowledged: Acknowledged | None = None) -> None:
-        """Deliver ``target``'s messages with ``deliver``; ``acknowledged`` runs with the mark."""
+    def register(self, target: str, deliver: Deliver, acknowledged: Acknowledged | None = None,
+                 deliver_many: DeliverMany | None = None) -> None:
+        """Deliver ``target``'s messages with ``deliver``; ``acknowledged`` runs with the mark.
+        A receiver that takes several messages in one call gives ``deliver_many``: the due
+        messages of a pass then go in one call and are marked in one transaction (a busy
+        server owes one message per round, more than one call each can carry)."""
         self._receivers[target] = (deliver, acknowledged)
+        if deliver_many is not None:
+            self._batches[target] = deliver_many
 
     @property
     def targets(self) -> list[str]:
@@ -164,11 +174,40 @@ class Outbox:
     def deliver_due(self) -> int:
         """Try every due message once; returns how many were acknowledged."""
         acknowledged = 0
-        for message in self.due():
+        due = self.due()
+        for target, many in self._batches.items():
+            group = [message for message in due if message.target == target]
+            if len(group) > 1 and not self._stop.is_set():
+                acknowledged += self.deliver_together(target, many, group)
+                due = [message for message in due if message.target != target]
+        for message in due:
             if self._stop.is_set():
                 break
             acknowledged += self.deliver(message)
         return acknowledged
+
+    def deliver_together(self, target: str, many: DeliverMany, group: list[Message]) -> int:
+        """Deliver ``group`` in one call and mark what was acknowledged in one transaction."""
+        try:
+            answers = many(group)
+        except Exception as error:  # retried, each on its own back-off
+            for message in group:
+                self._failed(message, error)
+            return 0
+        _, on_acknowledged = self._receivers[target]
+        with self.transaction() as conn:
+            for message in group:
+                if message.id not in answers:
+                    continue
+                marked = conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None))
+                                      .values(delivered_at=self.now(), attempts=message.attempts + 1,
+                                              answer=json.dumps(answers[message.id], default=str)))
+                if marked.rowcount and on_acknowledged is not None:
+                    on_acknowledged(conn, message, answers[message.id])
+        for message in group:
+            if message.id not in answers:
+                self._failed(message, RuntimeError("not acknowledged in its batch"))
+        return len(answers)
 
     def deliver(self, message: Message) -> bool:
         """Deliver one message and record the outcome; True when acknowledged."""

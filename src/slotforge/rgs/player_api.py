@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from sqlalchemy import func, insert, select, update
 
 from slotforge.engine import round as runner
@@ -49,9 +49,11 @@ def check_stake(server: Server, auth: Auth, game: Game, bet: Bet) -> None:
     if limit is not None and bet.total_bet > limit:
         raise ApiError(403, "LIMIT_EXCEEDED", f"bet: the total bet {bet.total_bet} is above the limit {limit}",
                        field="bet")
-    if not pool_allowed(game, auth):
-        raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {game.code} pays its jackpot in {POOL_CURRENCY}; "
-                       f"it is not offered in {auth.currency}", field="game")
+    if not pool_allowed(game, auth, server.settings):
+        raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {game.code} pays its jackpot from a {POOL_CURRENCY} pool "
+                       f"and the operator's rate table has no rate for {auth.currency}", field="game")
+    if has_pool(game) and not auth.fun:
+        server.jackpots.check(game)  # 503 JACKPOT_UNAVAILABLE while the pool cannot be reached
     try:
         to_minor(bet.total_bet, "bet")
     except ValueError as error:
@@ -259,3 +261,14 @@ def jackpots(auth: Player, request: Request) -> dict[str, Any]:
                   "current": str(server.jackpots.state(conn, game).display)}
                  for game in server.games.values() if has_pool(game)]
     return {"pools": pools}
+
+
+@router.get("/jackpots/stream")
+def jackpot_stream(request: Request, authorization: Annotated[str | None, Header()] = None,
+                   token: Annotated[str | None, Query(description="the session token, for clients that cannot "
+                                                      "set headers (EventSource)")] = None) -> StreamingResponse:
+    """Server-sent events: ``values`` (the pools' current values) every second, ``win`` as each
+    jackpot is won."""
+    access.authenticate(server_of(request), authorization or (f"Bearer {token}" if token else None))
+    return StreamingResponse(request.app.state.jackpot_hub.events(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -125,6 +125,14 @@ class Server:
                            f"{sorted(self.games)}", field="game")
         return self.games[code]
 
+    def pool_rate(self, currency: str) -> Decimal:
+        """EUR per unit of ``currency`` for the jackpot pools (the operator's table)."""
+        rate = self.settings.jackpot_rate(currency)
+        if rate is None:
+            raise ApiError(403, "GAME_NOT_ALLOWED", f"game: jackpot pools are kept in {POOL_CURRENCY} and the "
+                           f"operator's rate table has no rate for {currency}", field="game")
+        return rate
+
     def operator_settings(self, auth: Auth) -> Operator:
         limit = self.settings.gamble_limit if auth.jurisdiction.gamble else Decimal(0)
         return Operator(gamble_limit=limit, fun_play=auth.fun)
@@ -192,7 +200,8 @@ class Server:
         self.insert_round(conn, row, record)
         row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
         if has_pool(game) and not auth.fun:
-            self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now)
+            self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now, rate=self.pool_rate(auth.currency),
+                                     currency=auth.currency)
         if record["status"] == "complete":
             self.finish(conn, game, row, record, now, state)
         return 200, round_answer(row)
@@ -230,7 +239,9 @@ class Server:
         known, spares writing carried state that did not change."""
         jackpot = 0
         if progressive_won(record) and not row["fun"]:  # play money never claims a real pool
-            jackpot = to_minor(self.jackpots.claim(conn, game, row["id"], now).amount, "jackpot")
+            won = self.jackpots.claim(conn, game, row["id"], now, rate=self.pool_rate(row["currency"]),
+                                      currency=row["currency"])
+            jackpot = to_minor(won.payout, "jackpot")  # in the player's currency, at the claim's rate
         win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
         balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
         row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
@@ -325,19 +336,26 @@ class Server:
             profile = self.settings.jurisdiction(jurisdiction) or self.settings.jurisdiction("default")
             if now - started_at < profile.interrupted_round_days * DAY_MS:
                 continue
-            with self.transaction() as conn:
-                lock_player(conn, owner)
-                row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
-                if row["status"] != "awaiting" or row["game"] not in self.games:
-                    continue
-                game = self.games[row["game"]]
-                record = json.loads(row["record"])
-                while record["status"] == "awaiting":
-                    record = runner.resume(game, record, default_choice(record))
-                self.continue_round(conn, game, dict(row), record)
-                log.info("completed interrupted round %s with the default choices", round_id)
-                done += 1
+            try:
+                done += self.complete_stale_round(round_id, owner)
+            except ApiError as error:  # e.g. its jackpot service is away: the round waits for the next pass
+                log.warning("interrupted round %s not completed yet: %s", round_id, error.message)
         return done
+
+    def complete_stale_round(self, round_id: int, owner: int) -> int:
+        """Complete one interrupted round with the default choices; 1 if done."""
+        with self.transaction() as conn:
+            lock_player(conn, owner)
+            row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+            if row["status"] != "awaiting" or row["game"] not in self.games:
+                return 0
+            game = self.games[row["game"]]
+            record = json.loads(row["record"])
+            while record["status"] == "awaiting":
+                record = runner.resume(game, record, default_choice(record))
+            self.continue_round(conn, game, dict(row), record)
+            log.info("completed interrupted round %s with the default choices", round_id)
+            return 1
 
 
 def round_answer(row: dict[str, Any]) -> dict[str, Any]:
@@ -405,6 +423,7 @@ def round_view(row: Any) -> dict[str, Any]:
     }
 
 
-def pool_allowed(game: Game, auth: Auth) -> bool:
-    """Jackpot games pay from a EUR pool; other currencies wait for a rate table."""
-    return auth.fun or not has_pool(game) or auth.currency == POOL_CURRENCY
+def pool_allowed(game: Game, auth: Auth, settings: Settings) -> bool:
+    """Jackpot games pay from a EUR pool: a real-money player's currency needs a rate in the
+    operator's table (EUR itself needs none)."""
+    return auth.fun or not has_pool(game) or settings.jackpot_rate(auth.currency) is not None

@@ -7,12 +7,15 @@ changed and new ones added in the file's ``[jurisdictions.NAME]`` tables.
 
 from __future__ import annotations
 
+import hashlib
+import re
+import socket
 import tomllib
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 
@@ -75,6 +78,37 @@ class Settings(BaseSettings):
     play_url: str = Field("/play?token={token}", description="where an operator sends a player; {token} is filled")
     games: list[str] | None = Field(None, description="games offered (all when unset)")
     jurisdictions: dict[str, Jurisdiction] = Field(default_factory=dict, description="profiles added or replaced")
+    jackpot_url: str | None = Field(None, description="the jackpot service's URL (pools in this database when unset)")
+    jackpot_server_id: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9_.@-]{1,100}$",
+        description="this game server's name at the jackpot service, unique among the servers sharing it "
+                    "(default: the host's name and a digest of the database URL)")
+    jackpot_rates: dict[str, Decimal] = Field(
+        default_factory=dict, description="EUR per unit of each currency other than EUR whose players may play "
+                                          "jackpot games: stakes are converted into the pools' EUR at this rate")
+    jackpot_claim_lease_s: float = Field(
+        300, gt=0, description="a claim the jackpot service holds for a round this server never committed is "
+                               "released after this long")
+
+    @field_validator("jackpot_rates")
+    @classmethod
+    def positive_rates(cls, rates: dict[str, Decimal]) -> dict[str, Decimal]:
+        for currency, rate in rates.items():
+            if not re.fullmatch(r"[A-Z]{3}", currency) or not rate.is_finite() or rate <= 0:
+                raise ValueError(f"{currency}: expected a three-letter currency and a rate above zero, got {rate}")
+        return rates
+
+    def jackpot_rate(self, currency: str) -> Decimal | None:
+        """EUR per unit of ``currency`` for jackpot pools (1 for EUR; None when the table has none)."""
+        return Decimal(1) if currency == "EUR" else self.jackpot_rates.get(currency)
+
+    def jackpot_server(self) -> str:
+        """This server's name at the jackpot service: a round's key there is NAME:ROUND."""
+        if self.jackpot_server_id:
+            return self.jackpot_server_id
+        digest = hashlib.sha256(self.database_url.encode()).hexdigest()[:10]
+        host = re.sub(r"[^A-Za-z0-9_.@-]", "-", socket.gethostname())[:60] or "server"
+        return f"{host}-{digest}"
 
     def jurisdiction(self, name: str) -> Jurisdiction | None:
         return {**SHIPPED_JURISDICTIONS, **self.jurisdictions}.get(name)

@@ -16,7 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from slotforge.engine.game import Game
 from slotforge.engine.model import paylines
 from slotforge.rgs.errors import ApiError
-from slotforge.rgs.jackpots import has_pool
+from slotforge.rgs.jackpots import JACKPOT_RULES, has_pool
 from slotforge.rgs.service import server_of
 from slotforge.rgs.volatility import volatility
 
@@ -92,6 +92,8 @@ def game_model(code: str, request: Request) -> dict[str, Any]:
         **catalogue_entry(game),
         "symbols": [{"code": s.code, "kind": s.kind} for s in game.spec.symbols],
         **{name: spec.get(name) for name in MODEL_FIELDS},
+        **({"features": {**(spec.get("features") or {}), "progressive_jackpot": JACKPOT_RULES}} if has_pool(game)
+           else {}),
         "paylines": lines,
         "decisions": {d.name: list(d.options) for d in game.decisions},
     }

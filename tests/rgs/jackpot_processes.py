@@ -1,0 +1,65 @@
+"""The jackpot service as a real process for the tests, and what they read of it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .conftest import SRC, free_port
+
+
+class JackpotService:
+    """``slotforge jackpot serve`` in a process of its own, started, stopped and killed by the test."""
+
+    def __init__(self, database_url: str, log: Path, port: int | None = None) -> None:
+        self.database_url = database_url
+        self.log = log
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "PYTHONPATH": str(SRC)}
+        self.process: subprocess.Popen | None = None
+
+    def start(self, timeout: float = 60) -> JackpotService:
+        with open(self.log, "a") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "slotforge.cli", "jackpot", "serve", "--port", str(self.port),
+                 "--database", self.database_url], env=self.env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"jackpot service exited: {self.log.read_text()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/v1/health", timeout=1).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"jackpot service not ready in {timeout} s: {self.log.read_text()[-2000:]}")
+
+    def freeze(self) -> None:
+        """``kill -STOP``: the service hangs, connections open and silent."""
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def kill(self) -> None:
+        """``kill -9``: no shutdown, no flush."""
+        if self.process and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def get(self, path: str, **params: Any) -> dict[str, Any]:
+        answer = httpx.get(f"{self.url}{path}", params=params, timeout=30)
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+
+    def pool(self, name: str = "divine-fortune") -> dict[str, Any]:
+        return self.get(f"/v1/pools/{name}")
+
+    def entries(self, **query: str) -> list[dict[str, Any]]:
+        return self.get("/v1/entries", **query)["entries"]
