@@ -145,19 +145,13 @@ def next_choice(outcomes, decision):
 def decide(outcomes, log, decision, offered, win, strategy):
     """The option taken at ``decision``, among the ``offered`` ones (a bitmask of option indexes).
 
-    The script's next choice comes first; then the round's strategy: ``strategy(index,
-    decision, offered, win)`` is the game's compiled strategy function, asked in the simulator,
-    while live play (``WAIT``) emits ``AWAIT`` and returns ``WAIT``. A choice not offered emits
-    ``INVALID_CHOICE`` and returns ``NOT_AN_OPTION``.
+    :func:`decide_with` where the strategy's answer is ``strategy(index, decision, offered,
+    win)``, the game's compiled strategy function, asked only when a strategy plays (not in live
+    play). Strategies draw nothing, so asking one before the script is read changes no outcome.
     """
-    choice = next_choice(outcomes, decision)
-    if choice != WAIT:
-        return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
-    which = outcomes.strategy[0]
-    if which == WAIT:
-        events.emit(log, events.AWAIT, decision, offered, win)
-        return WAIT
-    return checked_choice(log, decision, offered, strategy(which, decision, offered, win), -1)
+    which = strategy_playing(outcomes)
+    answer = WAIT if which == WAIT else strategy(which, decision, offered, win)
+    return decide_with(outcomes, log, decision, offered, win, answer)
 
 
 @kernel
@@ -169,14 +163,19 @@ def strategy_playing(outcomes):
 
 @kernel
 def decide_with(outcomes, log, decision, offered, win, answer):
-    """:func:`decide` for a decision whose strategic answer needs the game's own tables (an
-    offer weighed against what is still to come): the game works out ``answer``, the option
-    the strategy of :func:`strategy_playing` takes here, and this asks the script first and
-    waits in live play exactly as :func:`decide` does."""
+    """The option taken at ``decision``, among the ``offered`` ones, given ``answer``: the option
+    the strategy of :func:`strategy_playing` takes here.
+
+    The script's next choice comes first; then live play (``WAIT``) emits ``AWAIT`` and returns
+    ``WAIT``; else the strategy's ``answer`` is taken. A choice not offered emits
+    ``INVALID_CHOICE`` and returns ``NOT_AN_OPTION``. A game calls this itself when its answer
+    needs the game's own tables (an offer weighed against what is still to come); else
+    :func:`decide` asks the strategy function.
+    """
     choice = next_choice(outcomes, decision)
     if choice != WAIT:
         return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
-    if outcomes.strategy[0] == WAIT:
+    if strategy_playing(outcomes) == WAIT:
         events.emit(log, events.AWAIT, decision, offered, win)
         return WAIT
     return checked_choice(log, decision, offered, answer, -1)
