@@ -25,12 +25,14 @@ import pytest
 def require(available: bool, reason: str) -> None:
     """Go on when ``available``; else skip the test, or fail it under CI. ``reason`` says what
     is missing and how to get it (it is the skip's or the failure's message)."""
+    __tracebackhide__ = True  # pytest reports the skip or failure where the test asked
     if not available:
         missing(reason)
 
 
 def missing(reason: str) -> NoReturn:
     """Skip the test for a missing service, or fail it under CI (see :func:`require`)."""
+    __tracebackhide__ = True
     if os.environ.get("CI"):
         pytest.fail(f"{reason} (required under CI)")
     pytest.skip(reason)
