@@ -37,6 +37,7 @@ DRAW0 = 2
 
 WAIT = -1  # no choice given and no strategy: the round waits for the player
 NOT_AN_OPTION = -2  # a choice name that is not among the decision's options
+ANSWER = -3  # neither script nor live play takes the decision: the strategy answers
 
 
 def option_table(decisions: list[tuple[str, ...]], names: tuple[str, ...]) -> np.ndarray:
@@ -146,12 +147,12 @@ def decide(outcomes, log, decision, offered, win, strategy):
     """The option taken at ``decision``, among the ``offered`` ones (a bitmask of option indexes).
 
     :func:`decide_with` where the strategy's answer is ``strategy(index, decision, offered,
-    win)``, the game's compiled strategy function, asked only when a strategy plays (not in live
-    play). Strategies draw nothing, so asking one before the script is read changes no outcome.
+    win)``, the game's compiled strategy function, asked only when the strategy answers.
     """
-    which = strategy_playing(outcomes)
-    answer = WAIT if which == WAIT else strategy(which, decision, offered, win)
-    return decide_with(outcomes, log, decision, offered, win, answer)
+    taken = unanswered(outcomes, log, decision, offered, win)
+    if taken != ANSWER:
+        return taken
+    return checked_choice(log, decision, offered, strategy(strategy_playing(outcomes), decision, offered, win), -1)
 
 
 @kernel
@@ -172,13 +173,24 @@ def decide_with(outcomes, log, decision, offered, win, answer):
     needs the game's own tables (an offer weighed against what is still to come); else
     :func:`decide` asks the strategy function.
     """
+    taken = unanswered(outcomes, log, decision, offered, win)
+    if taken != ANSWER:
+        return taken
+    return checked_choice(log, decision, offered, answer, -1)
+
+
+@kernel
+def unanswered(outcomes, log, decision, offered, win):
+    """The decision as taken before any strategy is asked: the script's next choice (checked),
+    ``WAIT`` in live play (``AWAIT`` emitted), else ``ANSWER``: the strategy answers. The
+    simulator asks its strategy only after this, so that no round pays for an answer unused."""
     choice = next_choice(outcomes, decision)
     if choice != WAIT:
         return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
     if strategy_playing(outcomes) == WAIT:
         events.emit(log, events.AWAIT, decision, offered, win)
         return WAIT
-    return checked_choice(log, decision, offered, answer, -1)
+    return ANSWER
 
 
 @kernel
