@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from slotforge import __version__
@@ -93,6 +94,23 @@ def test_simulate_plays_the_named_strategy():
 def test_version():
     result = invoke("--version")
     assert result.exit_code == 0 and result.stdout.strip() == f"slotforge {__version__}"
+
+
+def command_paths(command, path=()):
+    """Every command and group of the ``slotforge`` command, as the words that name it."""
+    yield path
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from command_paths(sub, (*path, name))
+
+
+def test_every_help_lists_help_like_the_other_flags_without_a_type():
+    paths = list(command_paths(typer.main.get_command(app)))
+    assert ("rng", "report") in paths and ("par",) in paths
+    for path in paths:
+        result = invoke(*path, "--help")
+        lines = [line for line in result.stdout.splitlines() if "--help " in line]
+        assert result.exit_code == 0 and len(lines) == 1, (path, result.output)
+        assert "<" not in lines[0] and "Show this message and exit." in lines[0], (path, lines[0])
 
 
 # -- output a person reads -------------------------------------------------------------------

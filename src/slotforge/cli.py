@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from slotforge import __version__
 from slotforge.engine import round as rounds
@@ -40,7 +40,26 @@ err = Console(stderr=True, soft_wrap=True, highlight=False)
 T = TypeVar("T")
 
 
-class OneLineErrors(TyperGroup):
+class PlainHelpFlag:
+    """A command whose ``--help`` reads like the other flags: typer labels the flag it adds with
+    its type, ``<bool>``, where our own flags show none (``metavar=""``)."""
+
+    def get_help_option(self, ctx: Any) -> Any:
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        if option is not None:
+            option.metavar = ""
+        return option
+
+
+class Command(PlainHelpFlag, TyperCommand):
+    """Every command of ``slotforge`` (``@app.command(cls=Command)``)."""
+
+
+class Group(PlainHelpFlag, TyperGroup):
+    """Every group of commands of ``slotforge`` (``typer.Typer(cls=Group)``)."""
+
+
+class OneLineErrors(Group):
     """The command group, reporting a usage error (``-n abc``, an unknown option) as one line
     ``error: ...`` with exit code 2 rather than a box of help."""
 
@@ -203,7 +222,7 @@ def progress_bar(description: str) -> Iterator[Progress]:
 
 
 # -- games and their maths -----------------------------------------------------------------------
-@app.command()
+@app.command(cls=Command)
 def games() -> None:
     """List the games: code, name, published RTP and the model they run."""
     loaded = [(code, guarded(lambda code=code: load_game(code))) for code in game_codes()]
@@ -216,7 +235,7 @@ def games() -> None:
               "traces to the exact data that produced it)")
 
 
-@app.command()
+@app.command(cls=Command)
 def rtp(
     game: str = game_argument(),
     bet: list[str] = bet_option(),
@@ -265,7 +284,7 @@ def print_rtp(game: Game, result: dict[str, Any]) -> None:
         out.print(f"{escape(key)}: {escape(describe(key, value))}")
 
 
-@app.command()
+@app.command(cls=Command)
 def simulate(
     game: str = game_argument(),
     rounds_: int = typer.Option(1_000_000, "--rounds", "-n", min=1, metavar="N", help="rounds to simulate"),
@@ -368,7 +387,7 @@ PAR_ROUNDS = 10_000_000
 PAR_SEED = 1
 
 
-@app.command()
+@app.command(cls=Command)
 def par(
     game: str | None = typer.Argument(None, metavar="GAME",
                                       help="the game (all shipped games with --shipped when omitted)"),
@@ -478,7 +497,7 @@ def write_atomically(path: Path, text: str) -> None:
 
 
 # -- rounds -------------------------------------------------------------------------------------
-@app.command()
+@app.command(cls=Command)
 def play(
     game: str = game_argument(),
     seed: int | None = typer.Option(None, "--seed", min=0, metavar="SEED",
@@ -619,7 +638,7 @@ def read_record(path: Path) -> tuple[Game, dict[str, Any]]:
     return game, record
 
 
-@app.command()
+@app.command(cls=Command)
 def replay(record_file: Path = typer.Argument(..., metavar="RECORD", help="a round record (JSON)")) -> None:
     """Re-run a recorded round from its inputs and say whether it matches: exit 0 on a match,
     1 on a mismatch (the first differences are shown), 2 on a record it cannot read."""
@@ -639,7 +658,7 @@ def replay(record_file: Path = typer.Argument(..., metavar="RECORD", help="a rou
     raise typer.Exit(1)
 
 
-@app.command()
+@app.command(cls=Command)
 def resume(
     record_file: Path = typer.Argument(..., metavar="RECORD", help="the record of a round that waits for a choice"),
     choice: list[str] = typer.Option([], "--choice", metavar="CHOICE",
@@ -663,11 +682,11 @@ def resume(
     finish_round(game, record, None, as_json, save)
 
 
-rng_app = typer.Typer(help="the random number generator: evidence for a test lab", no_args_is_help=True)
+rng_app = typer.Typer(cls=Group, help="the random number generator: evidence for a test lab", no_args_is_help=True)
 app.add_typer(rng_app, name="rng")
 
 
-@rng_app.command("report")
+@rng_app.command("report", cls=Command)
 def rng_report(
     output: Path | None = typer.Option(None, "--out", metavar="FILE",
                                        help="where to write the report [default: docs/rng.md of the source checkout]"),
@@ -713,7 +732,7 @@ def server_settings(config: Path | None, database: str | None, **overrides: Any)
         fail(str(error))
 
 
-@app.command()
+@app.command(cls=Command)
 def serve(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8000, "--port"),
@@ -751,11 +770,11 @@ def serve(
                 log_level="info", timeout_graceful_shutdown=5)
 
 
-operator_app = typer.Typer(help="operators of the game server", no_args_is_help=True)
+operator_app = typer.Typer(cls=Group, help="operators of the game server", no_args_is_help=True)
 app.add_typer(operator_app, name="operator")
 
 
-@operator_app.command("add")
+@operator_app.command("add", cls=Command)
 def operator_add(
     name: str = typer.Argument(..., help="the operator's name"),
     database: str | None = DatabaseOpt,
@@ -775,7 +794,7 @@ def operator_add(
     sys.stdout.write(key + "\n")
 
 
-@app.command()
+@app.command(cls=Command)
 def audit(
     database: str | None = DatabaseOpt,
     config: Path | None = ConfigOpt,
@@ -800,14 +819,14 @@ def audit(
         checked += f" and the jackpot service at {settings.jackpot_url}"
     report_audit(problems, checked)
 
-jackpot_app = typer.Typer(help="the jackpot service: network progressive pools shared by game servers",
+jackpot_app = typer.Typer(cls=Group, help="the jackpot service: network progressive pools shared by game servers",
                           no_args_is_help=True)
 app.add_typer(jackpot_app, name="jackpot")
 JackpotDatabaseOpt = typer.Option("sqlite:///jackpot.db", "--database",
                                   help="the service's own database: sqlite:///FILE or postgresql+psycopg://...")
 
 
-@jackpot_app.command("serve")
+@jackpot_app.command("serve", cls=Command)
 def jackpot_serve(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8100, "--port"),
@@ -827,7 +846,7 @@ def jackpot_serve(
     uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
 
 
-@jackpot_app.command("audit")
+@jackpot_app.command("audit", cls=Command)
 def jackpot_audit(database: str = JackpotDatabaseOpt) -> None:
     """Check the service's books: every pool balances and matches its entries. Exits 1 on any
     difference."""

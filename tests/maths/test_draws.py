@@ -4,13 +4,13 @@ exactness, and `slotforge rng report`."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from pydantic import BaseModel, Field
+from services import require
 from typer.testing import CliRunner
 
 from slotforge.cli import app
@@ -113,15 +113,8 @@ def test_the_bounded_mapping_is_exact_on_small_words():
     assert lemire_is_exact(8)
 
 
-def dieharder_or_skip() -> None:
-    if shutil.which("dieharder") is None:
-        if os.environ.get("CI"):
-            pytest.fail("dieharder is not installed: apt-get install dieharder")
-        pytest.skip("dieharder is not installed")
-
-
 def test_rng_report_runs_dieharder_and_every_chi_square(tmp_path):
-    dieharder_or_skip()
+    require(shutil.which("dieharder") is not None, "dieharder is not installed: apt-get install dieharder")
     path = tmp_path / "rng.md"
     result = CliRunner().invoke(app, ["rng", "report", "--out", str(path), "--dieharder-tests", "100"])
     assert result.exit_code == 0, result.output

@@ -2,7 +2,7 @@
 --qa``, every game) and Chromium from Debian's packages driven by Playwright.
 
 Without Chromium (``/usr/bin/chromium``) or Playwright the browser tests skip, except under CI,
-where they fail.
+where they fail (see ``tests/services.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from services import missing, require
 
 CHROMIUM = Path("/usr/bin/chromium")
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -110,21 +111,13 @@ def served(tmp_path_factory) -> Iterator[Served]:
         log.close()
 
 
-def need(condition: bool, why: str) -> None:
-    if condition:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"{why} (required under CI)")
-    pytest.skip(why)
-
-
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    need(CHROMIUM.exists(), f"Chromium is not installed at {CHROMIUM}: apt-get install -y chromium")
+    require(CHROMIUM.exists(), f"Chromium is not installed at {CHROMIUM}: apt-get install -y chromium")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        need(False, "playwright is not installed: pip install -e '.[test]'")
+        missing("playwright is not installed: pip install -e '.[test]'")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
         yield chromium

@@ -37,6 +37,7 @@ DRAW0 = 2
 
 WAIT = -1  # no choice given and no strategy: the round waits for the player
 NOT_AN_OPTION = -2  # a choice name that is not among the decision's options
+ANSWER = -3  # neither script nor live play takes the decision: the strategy answers
 
 
 def option_table(decisions: list[tuple[str, ...]], names: tuple[str, ...]) -> np.ndarray:
@@ -145,19 +146,13 @@ def next_choice(outcomes, decision):
 def decide(outcomes, log, decision, offered, win, strategy):
     """The option taken at ``decision``, among the ``offered`` ones (a bitmask of option indexes).
 
-    The script's next choice comes first; then the round's strategy: ``strategy(index,
-    decision, offered, win)`` is the game's compiled strategy function, asked in the simulator,
-    while live play (``WAIT``) emits ``AWAIT`` and returns ``WAIT``. A choice not offered emits
-    ``INVALID_CHOICE`` and returns ``NOT_AN_OPTION``.
+    :func:`decide_with` where the strategy's answer is ``strategy(index, decision, offered,
+    win)``, the game's compiled strategy function, asked only when the strategy answers.
     """
-    choice = next_choice(outcomes, decision)
-    if choice != WAIT:
-        return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
-    which = outcomes.strategy[0]
-    if which == WAIT:
-        events.emit(log, events.AWAIT, decision, offered, win)
-        return WAIT
-    return checked_choice(log, decision, offered, strategy(which, decision, offered, win), -1)
+    taken = unanswered(outcomes, log, decision, offered, win)
+    if taken != ANSWER:
+        return taken
+    return checked_choice(log, decision, offered, strategy(strategy_playing(outcomes), decision, offered, win), -1)
 
 
 @kernel
@@ -169,17 +164,33 @@ def strategy_playing(outcomes):
 
 @kernel
 def decide_with(outcomes, log, decision, offered, win, answer):
-    """:func:`decide` for a decision whose strategic answer needs the game's own tables (an
-    offer weighed against what is still to come): the game works out ``answer``, the option
-    the strategy of :func:`strategy_playing` takes here, and this asks the script first and
-    waits in live play exactly as :func:`decide` does."""
+    """The option taken at ``decision``, among the ``offered`` ones, given ``answer``: the option
+    the strategy of :func:`strategy_playing` takes here.
+
+    The script's next choice comes first; then live play (``WAIT``) emits ``AWAIT`` and returns
+    ``WAIT``; else the strategy's ``answer`` is taken. A choice not offered emits
+    ``INVALID_CHOICE`` and returns ``NOT_AN_OPTION``. A game calls this itself when its answer
+    needs the game's own tables (an offer weighed against what is still to come); else
+    :func:`decide` asks the strategy function.
+    """
+    taken = unanswered(outcomes, log, decision, offered, win)
+    if taken != ANSWER:
+        return taken
+    return checked_choice(log, decision, offered, answer, -1)
+
+
+@kernel
+def unanswered(outcomes, log, decision, offered, win):
+    """The decision as taken before any strategy is asked: the script's next choice (checked),
+    ``WAIT`` in live play (``AWAIT`` emitted), else ``ANSWER``: the strategy answers. The
+    simulator asks its strategy only after this, so that no round pays for an answer unused."""
     choice = next_choice(outcomes, decision)
     if choice != WAIT:
         return checked_choice(log, decision, offered, choice, outcomes.choices[outcomes.cursors[CHOICE] - 1])
-    if outcomes.strategy[0] == WAIT:
+    if strategy_playing(outcomes) == WAIT:
         events.emit(log, events.AWAIT, decision, offered, win)
         return WAIT
-    return checked_choice(log, decision, offered, answer, -1)
+    return ANSWER
 
 
 @kernel

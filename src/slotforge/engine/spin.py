@@ -18,6 +18,12 @@ from slotforge.engine.model import MAX_SCATTERS
 from slotforge.engine.outcomes import forced_screen
 from slotforge.engine.rng import bounded
 
+# Why a scripted round was refused, in a game's ``info`` work array (int64): the game's reason
+# (0: none), then the forced screen, the cell at fault (row, reel) and the symbol found there.
+# A game's own fields follow from ``REFUSAL_FIELDS``; its rules word the error.
+I_REASON, I_SCREEN, I_ROW, I_REEL, I_SYMBOL = range(5)
+REFUSAL_FIELDS = 5
+
 
 class Scratch(NamedTuple):
     """Work arrays a round reuses instead of allocating on every spin."""
@@ -117,6 +123,17 @@ def line_spin(table, reelset, kind, mode, index, left, enabled, total_units, mul
     if forced:
         return evaluate_window(table, scratch, enabled, total_units, multiplier, log)
     return pay_stops(table, reelset, scratch.stops, enabled, total_units, multiplier, log, scratch.scatters)
+
+
+@kernel
+def refuse(info, reason, screen, row, reel, symbol):
+    """Note in ``info`` why a scripted round cannot be played (see ``I_REASON``): every game's
+    refusals share these fields, so that its rules can word each one."""
+    info[I_REASON] = reason
+    info[I_SCREEN] = screen
+    info[I_ROW] = row
+    info[I_REEL] = reel
+    info[I_SYMBOL] = symbol
 
 
 @kernel

@@ -35,7 +35,7 @@ from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.outcomes import WAIT, decide, draw_weighted, forced_screen, scripted
 from slotforge.engine.rng import bounded
-from slotforge.engine.spin import enabled_lines
+from slotforge.engine.spin import REFUSAL_FIELDS, enabled_lines, refuse
 
 # Reel modes: the index of a strip set in the stacked tables.
 BASE, HELD, FREE = range(3)
@@ -70,9 +70,9 @@ F_FREE_RESPIN = 10  # (none): a re-spin inside free spins, which uses no free sp
 # WIN event kinds (row[1]).
 W_BONUS_COINS, W_MINOR, W_MAJOR = range(3)
 
-# Why a scripted round was refused (info[I_REASON]).
+# Why a scripted round was refused (info[I_REASON]: see slotforge.engine.spin.refuse).
 R_HELD_REEL, R_FREE_SPIN, R_BONUS_SCREEN, R_MAIN_SCREEN, R_CELL_TAKEN = range(1, 6)
-I_REASON, I_SCREEN, I_ROW, I_REEL, I_SYMBOL, I_MEGA, I_COLLECTED = range(7)
+I_MEGA, I_COLLECTED = range(REFUSAL_FIELDS, REFUSAL_FIELDS + 2)  # info: the Mega won, BONUS collected
 
 # Simulator tallies; the model adds one per BONUS count that starts the bonus game
 # (``collected_tally_names``), from T_COLLECTED on.
@@ -154,16 +154,6 @@ def make_work(rows: int, reels: int, symbols: int) -> Work:
 
 
 # -- small helpers ---------------------------------------------------------------------------
-@kernel
-def refuse(info, reason, screen, row, reel, symbol):
-    """Note why a scripted round cannot be played (the Python side words the error)."""
-    info[I_REASON] = reason
-    info[I_SCREEN] = screen
-    info[I_ROW] = row
-    info[I_REEL] = reel
-    info[I_SYMBOL] = symbol
-
-
 @kernel
 def cell_mask(rows_by_reel, rows, reels):
     """Per-reel row masks as one mask of cells in reading order."""

@@ -20,6 +20,7 @@ from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, rej
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict, paylines
+from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
 from slotforge.jackpot import JackpotPool, PoolConfig, Settlement, settle
@@ -283,10 +284,9 @@ class DivineFortune(Game):
     # -- rounds -----------------------------------------------------------------------------
     def refusal(self, work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
-        info = work.info
-        if not info[k.I_REASON]:
+        reason, screen, row, reel, symbol = (int(x) for x in work.info[:REFUSAL_FIELDS])
+        if not reason:
             return None
-        reason, screen, row, reel, symbol = (int(x) for x in info[:5])
         where = f"screens[{screen}][{row}][{reel}]"
         code = self.codes[symbol] if 0 <= symbol < len(self.codes) else symbol
         messages = {

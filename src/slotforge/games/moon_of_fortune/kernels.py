@@ -26,7 +26,7 @@ from slotforge.engine.gamble import pick_gamble
 from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.outcomes import draw_weighted
-from slotforge.engine.spin import land_cells
+from slotforge.engine.spin import REFUSAL_FIELDS, land_cells, refuse
 
 CELLS = 16
 
@@ -69,9 +69,9 @@ F_CAPPED = 8  # win before the cap, win paid
 # WIN event kinds (row[1]): kind, count, units.
 W_CASH, W_COLLECTOR, W_MINI, W_MINOR, W_MAJOR, W_GRAND = range(6)
 
-# Why a scripted round cannot be played (info[I_REASON]).
+# Why a scripted round cannot be played (info[I_REASON]: see slotforge.engine.spin.refuse).
 R_HELD_CELL, R_BASE_SYMBOL, R_BONUS_SYMBOL = range(1, 4)
-I_REASON, I_SCREEN, I_CELL, I_SYMBOL, I_EXPECTED = range(5)
+I_EXPECTED = REFUSAL_FIELDS  # info: the symbol a held cell holds
 
 # Simulator tallies (win units unless named otherwise).
 TALLY = (
@@ -134,16 +134,6 @@ def empty_state() -> np.ndarray:
 
 
 @kernel
-def refuse(info, reason, screen, cell, symbol, expected):
-    """Note why a scripted screen cannot be played (the Python side words the error)."""
-    info[I_REASON] = reason
-    info[I_SCREEN] = screen
-    info[I_CELL] = cell
-    info[I_SYMBOL] = symbol
-    info[I_EXPECTED] = expected
-
-
-@kernel
 def check_forced(window, held, info, forced, allowed, reason):
     """A scripted screen: held cells must show what they hold, the others only symbols that
     can land there (else ``reason``). Returns False (and notes why) when it cannot be played."""
@@ -151,10 +141,11 @@ def check_forced(window, held, info, forced, allowed, reason):
         symbol = window[cell // 4, cell % 4]
         if held[cell] >= 0:
             if symbol != held[cell]:
-                refuse(info, R_HELD_CELL, forced, cell, symbol, held[cell])
+                refuse(info, R_HELD_CELL, forced, cell // 4, cell % 4, symbol)
+                info[I_EXPECTED] = held[cell]
                 return False
         elif not allowed[symbol]:
-            refuse(info, reason, forced, cell, symbol, -1)
+            refuse(info, reason, forced, cell // 4, cell % 4, symbol)
             return False
     return True
 

@@ -22,6 +22,7 @@ from slotforge.engine.bet import Bet, BetError, format_money, parse_choice, reje
 from slotforge.engine.evaluate import compile_cells, compile_count_table
 from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.model import Choice, ModelError, Strict
+from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.moon_of_fortune import kernels as k
 from slotforge.games.moon_of_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
 
@@ -283,13 +284,13 @@ class MoonOfFortune(Game):
     # -- rounds -----------------------------------------------------------------------------
     def refusal(self, scratch: k.Work) -> str | None:
         """Why a scripted screen cannot be played, naming the script field."""
-        reason, screen, cell, symbol, expected = (int(x) for x in scratch.info[:5])
+        reason, screen, row, reel, symbol = (int(x) for x in scratch.info[:REFUSAL_FIELDS])
         if not reason:
             return None
-        where = f"screens[{screen}][{cell // 4}][{cell % 4}]"
+        where = f"screens[{screen}][{row}][{reel}]"
         code = self.codes[symbol]
         if reason == k.R_HELD_CELL:
-            return f"{where}: the cell holds {self.codes[expected]}, got {code}"
+            return f"{where}: the cell holds {self.codes[int(scratch.info[k.I_EXPECTED])]}, got {code}"
         place = "the base game" if reason == k.R_BASE_SYMBOL else "the bonus game"
         return f"{where}: {code} does not land in {place}"
 

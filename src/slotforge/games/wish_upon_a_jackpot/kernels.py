@@ -27,7 +27,7 @@ from slotforge.engine.loop import run_rounds
 from slotforge.engine.masks import RowMasks, screen_masks
 from slotforge.engine.outcomes import WAIT, decide, decide_with, draw, draw_weighted, scripted, strategy_playing
 from slotforge.engine.rng import bounded
-from slotforge.engine.spin import enabled_lines, land
+from slotforge.engine.spin import REFUSAL_FIELDS, enabled_lines, land, refuse
 
 # Reel modes, by index into the stacked tables.
 MODE_BASE, MODE_PIGS, MODE_RAPUNZEL = range(3)
@@ -91,9 +91,9 @@ F_BONUS_WINNINGS = 11  # feature, units paid
 # WIN event kinds (row[1]): kind, count, units.
 W_DEAL, W_BEANSTALK, W_EGG = range(3)
 
-# Why a scripted round was refused (info[I_REASON]).
+# Why a scripted round was refused (info[I_REASON]: see slotforge.engine.spin.refuse).
 R_SCREEN, R_CELL_TAKEN, R_NO_CELL = range(1, 4)
-I_REASON, I_SCREEN, I_ROW, I_REEL, I_SYMBOL, I_MODE = range(6)
+I_MODE = REFUSAL_FIELDS  # info: the reel mode of a refused screen
 
 # Simulator tallies (win units unless named otherwise).
 TALLY = (
@@ -191,16 +191,6 @@ def make_work(rows: int, reels: int, symbols: int) -> Work:
 
 
 # -- small helpers ---------------------------------------------------------------------------
-@kernel
-def refuse(info, reason, screen, row, reel, symbol):
-    """Note why a scripted round cannot be played (the Python side words the error)."""
-    info[I_REASON] = reason
-    info[I_SCREEN] = screen
-    info[I_ROW] = row
-    info[I_REEL] = reel
-    info[I_SYMBOL] = symbol
-
-
 @kernel
 def first_option(which, decision, offered, win):
     """The strategies' answer to a pick that only presents a drawn result: the first option."""

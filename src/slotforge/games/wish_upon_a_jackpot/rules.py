@@ -20,6 +20,7 @@ from slotforge.engine.evaluate import compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.model import Choice, ModelError, Strict, check_weights
+from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.wish_upon_a_jackpot import kernels as k
 from slotforge.games.wish_upon_a_jackpot.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
 
@@ -298,7 +299,7 @@ class WishUponAJackpot(Game):
     # -- rounds -----------------------------------------------------------------------------
     def refusal(self, work: k.Work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
-        reason, screen, row, reel, symbol = (int(x) for x in work.info[:5])
+        reason, screen, row, reel, symbol = (int(x) for x in work.info[:REFUSAL_FIELDS])
         if not reason:
             return None
         if reason == k.R_CELL_TAKEN:
