@@ -51,7 +51,10 @@ export function grimoireWords(state: GrimoireState): string {
 /** The free spins as pages across the top: those played turned over to the left, the one being
  * played gold, those to come to the right. */
 function pages(state: GrimoireState): string {
-  if (!state.awarded) return "";
+  if (!state.awarded) {
+    const candle = (x: number) => `<rect x="${x - 5}" y="52" width="10" height="26" rx="2" fill="#f3e5c0"/><path d="M${x} 52 q-5 -8 0 -16 q5 8 0 16z" fill="#ffb300"/>`;
+    return `${candle(40)}${candle(200)}<text x="120" y="40" text-anchor="middle" font-size="13" font-weight="700" fill="#ffd54a" font-family="Georgia, serif">THE GRIMOIRE</text>`;
+  }
   const gap = Math.min(24, 200 / state.awarded);
   const x0 = 120 - (gap * (state.awarded - 1)) / 2;
   let body = `<text x="120" y="20" text-anchor="middle" font-size="13" font-weight="700" fill="#ffd54a" font-family="Georgia, serif">${
