@@ -313,6 +313,7 @@ def test_a_uk_session_has_no_autoplay_keeps_the_rhythm_and_shows_net_position(pa
     print(f"\nuk: gaps between round starts {[f'{g:.2f}' for g in gaps]} s")
     assert statuses == [200, 200, 200]  # never refused with MIN_ROUND_DURATION
     assert min(gaps) >= 2.5 - 0.05  # the client's clock against the server's: same machine
+    check_layout(page, inside_viewport=True)  # with its net position and session time meters too
 
 
 def test_history_shows_each_round_verified_by_replay(page_for, served):

@@ -61,6 +61,13 @@ export const divineFortune: GameScreen = {
     if (event.type === "falling_wilds") return event.count ? `Falling wilds: ${event.count} wild${event.count === 1 ? "" : "s"} fall one row` : null;
     if (event.type === "wild_on_wild") return `Wild on Wild: reel ${event.reel} turns wild`;
     if (event.type === "jackpot") return `${String(event.jackpot)} JACKPOT!`;
+    if (event.type === "bonus_collected") return `Bonus coins collected: ${event.collected}`;
+    if (event.type === "jackpot_bonus_triggered") return `THE BONUS GAME! ${event.placed} coins to start`;
+    if (event.type === "bonus_placed" || event.type === "bonus_landed") return `A coin ${event.type === "bonus_placed" ? "is placed" : "lands"}: ${event.amount}`;
+    if (event.type === "jackpot_bonus_end") {
+      const rows = Number(event.full_rows);
+      return `The bonus game ends: ${event.cells} coins, ${rows} full row${rows === 1 ? "" : "s"}`;
+    }
     return undefined;
   },
 };

@@ -45,5 +45,12 @@ export const goldenGrimoire: GameScreen = {
     if (!takes && !(event.type === "step" && event.kind === "free")) return undefined;
     return ["Grimoire", grimoireWords(grimoireState([...before, event]))];
   },
+  describeEvent(event) {
+    if (event.type === "mystery") return `The mysteries turn ${event.symbol}`;
+    if (event.type === "sticky_mystery") return `The sticky mysteries turn ${event.symbol}`;
+    if (event.type === "sticky_landed") return `A sticky mystery lands: ${(event.held as unknown[]).length} held`;
+    if (event.type === "free_spins_total") return `Free spins total: ${event.amount}`;
+    return undefined;
+  },
   scenes: { Grimoire: (events, model) => grimoire(events, model, goldenGrimoire.symbols) },
 };
