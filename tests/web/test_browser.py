@@ -115,6 +115,31 @@ def check_paid(page, before: Decimal, round_: dict[str, Any]) -> None:
     assert amount(page.locator("output.last-win").inner_text()) == Decimal(round_["total_win"])
 
 
+# The page's main parts, none of which may cover another: each selector's every visible box.
+MAIN_PARTS = ["header.top", ".jackpots:not(.feature-meters)", ".reels", ".feature-meters > *", ".gamble > *",
+              ".decisions > *", ".meters .meter", ".controls .bet", ".controls > button", ".log"]
+
+
+def check_layout(page, inside_viewport: bool) -> None:
+    """No two of the page's main parts overlap (the grid, the scene, the card, the decision's
+    buttons, the meters, the controls, the log); with ``inside_viewport`` (a desktop) every one of
+    them lies inside the window and the page does not scroll."""
+    boxes = page.evaluate("""parts => parts.flatMap(selector => [...document.querySelectorAll(selector)]
+        .map(e => [`${selector} [${e.className}] ${(e.getAttribute('aria-label') || e.textContent).slice(0, 40)}`,
+                   e.getBoundingClientRect().toJSON()])
+        .filter(([, r]) => r.width > 0 && r.height > 0))""", MAIN_PARTS)
+    assert any(name.startswith(".reels") for name, _ in boxes) and any("[spin]" in name for name, _ in boxes)
+    for (a, ra), (b, rb) in ((x, y) for i, x in enumerate(boxes) for y in boxes[i + 1:]):
+        apart = (ra["right"] <= rb["left"] + 0.5 or rb["right"] <= ra["left"] + 0.5
+                 or ra["bottom"] <= rb["top"] + 0.5 or rb["bottom"] <= ra["top"] + 0.5)
+        assert apart, f"{a} {ra} overlaps {b} {rb}"
+    if inside_viewport:
+        width, height = page.evaluate("[innerWidth, innerHeight]")
+        for name, r in boxes:
+            assert r["left"] >= 0 and r["top"] >= 0 and r["right"] <= width and r["bottom"] <= height, f"{name} {r} is off the window"
+        assert page.evaluate("document.documentElement.scrollHeight") <= height
+
+
 def test_serve_prints_the_address_to_open(served):
     assert f"play in a browser at {served.url}/" in served.log.read_text()
 
@@ -174,6 +199,7 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
         options = round_["awaiting"]["options"]
         buttons = page.locator(".decisions button[data-choice]")
         assert [buttons.nth(i).get_attribute("data-choice") for i in range(buttons.count())] == options
+        check_layout(page, inside_viewport=True)  # the decision beside the reels, nothing covered
         choice = pending.pop(0) if pending and pending[0] in options else options[0]
         round_ = decide(page, choice)["round"]
     assert kinds <= {step["kind"] for step in round_["steps"]}, "the script did not force the feature"
@@ -190,6 +216,32 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if respins:  # Moon of Fortune's Hold the Jackpot
         expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
         assert page.get_by_label("Hold the Jackpot").inner_text() == expected
+    if code == "golden-grimoire":  # the grimoire: free spins as pages, the mysteries' symbol, the stickies
+        awarded = sum(e["count"] for e in events if e["type"] == "free_spins_awarded")
+        played = sum(step["kind"] == "free" for step in round_["steps"])
+        symbol = [e for e in events if e["type"] in ("mystery", "sticky_mystery")][-1]["symbol"]
+        sticky = len([e for e in events if e["type"] == "sticky_mystery"][-1]["positions"])
+        expected = f"free spin {played} of {awarded} · mysteries turned {symbol} · {sticky} sticky"
+        assert page.get_by_label("Grimoire", exact=True).inner_text() == expected
+        assert page.get_by_role("img", name=f"The grimoire opens on {symbol}, free spin {played} of {awarded}, "
+                                             f"{sticky} sticky mysteries held").count() == 1
+        assert page.locator(".scene .page").count() == awarded
+    coins = [e for e in events if e["type"] in ("bonus_placed", "bonus_landed")]
+    if coins:  # Divine Fortune's frieze: a coin per cell, the jackpot won lit
+        won = [w["jackpot"] for step in round_["steps"] for w in step["wins"] if w["kind"] == "jackpot"]
+        won += [e["jackpot"] for e in events if e["type"] == "jackpot"]
+        assert page.locator(".scene .coin").count() == len({e["cell"] for e in coins})
+        assert [t.strip() for t in page.locator(".scene .plaque.lit").all_text_contents()] == won
+        assert page.get_by_label("Bonus game").inner_text().startswith(f"{len(coins)} of 15 coins")
+    falls = [e for e in events if e["type"] == "falling_wilds"]
+    if any(e["count"] for e in falls):  # Divine Fortune's falling wilds: the latest drawn falling, the fallen at the foot
+        assert page.get_by_label("Falling wilds").inner_text() == f"{falls[-1]['count']} on the reels"
+        assert page.locator(".scene .wild.falling").count() == len(falls[-1]["cells"])
+        gone = sum(row == 3 for e in falls for row, _ in e["cells"])  # off the bottom of the 3 rows
+        if not falls[-1]["count"]:
+            assert page.get_by_role("img", name=f"every wild has fallen: {gone} off the reels").count() == 1
+    elif falls:  # a spin without a falling wild tells none
+        assert page.get_by_label("Falling wilds").count() == 0
     last = [step for step in round_["steps"] if step["screen"]][-1]  # the screen the page ends on
     stickies = [e for e in last["events"] if e["type"] == "sticky_mystery"]
     if stickies:  # Golden Grimoire's sticky mysteries stay marked through the free spins
@@ -199,6 +251,7 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
         assert set(marked(page, "held")) == coins
         full = {(r, x) for r, row in enumerate(last["screen"]) if "BLANK" not in row for x in range(len(row))}
         assert set(marked(page, "full")) == (full if code == "divine-fortune" else set())  # a full row wins a jackpot
+    check_layout(page, inside_viewport=True)
     folder = os.environ.get("SLOTFORGE_SCREENSHOTS")
     scene = page.locator(".feature-meters .scene" if page.locator(".feature-meters .scene").count() else ".gamble")
     if folder and page.locator(".feature-meters .scene, .gamble .card").count():  # docs/client.md shows the scenes
@@ -260,6 +313,7 @@ def test_a_uk_session_has_no_autoplay_keeps_the_rhythm_and_shows_net_position(pa
     print(f"\nuk: gaps between round starts {[f'{g:.2f}' for g in gaps]} s")
     assert statuses == [200, 200, 200]  # never refused with MIN_ROUND_DURATION
     assert min(gaps) >= 2.5 - 0.05  # the client's clock against the server's: same machine
+    check_layout(page, inside_viewport=True)  # with its net position and session time meters too
 
 
 def test_history_shows_each_round_verified_by_replay(page_for, served):
@@ -346,6 +400,7 @@ def test_screenshots_of_every_game(page_for, served, tmp_path, view):
         spin(page, script)
         page.locator(".qa").evaluate("qa => qa.remove()")  # the QA field is not what players see
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+        check_layout(page, inside_viewport=not mobile)
         page.screenshot(path=str(folder / f"{code}-{view}.png"))
         page.goto(served.url + "/")
     assert len(list(folder.glob(f"*-{view}.png"))) == len(SHOWCASE) + 1

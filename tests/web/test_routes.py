@@ -3,7 +3,10 @@ and the public catalogue and models the pages read."""
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ from slotforge.engine.model import paylines
 from slotforge.games import game_codes, load_game
 from slotforge.rgs.app import create_app
 from slotforge.rgs.settings import load_settings
-from slotforge.rgs.volatility import volatility, word
+from slotforge.rgs.volatility import FIGURES, SHEETS, read_sheets, volatility, word, write
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +106,27 @@ def test_volatility_words_follow_the_index_bands(tmp_path):
              "## RTP per bet configuration\n\n| bet | simulated RTP (99%) | hit frequency | volatility index (90%) |\n"
              "|---|---|---|---|\n| level 1 | 95.0000% ± 0.1 percentage points | 30.00% | 3.29 |\n"
              "| level 2 | 95.0000% ± 0.1 percentage points | 30.00% | 16.45 |\n\n## Next\n")
-    (tmp_path / "x.md").write_text(sheet)
-    assert volatility("x", tmp_path) == {"word": "low", "std": "2.000", "index": "3.29", "by_bet": [
+    (tmp_path / "sheets").mkdir()
+    (tmp_path / "sheets" / "x.md").write_text(sheet)
+    (tmp_path / "sheets" / "y.md").write_text("# Y\n\nno volatility stated\n")
+    figures = tmp_path / "volatility.json"
+    assert write(tmp_path / "sheets", figures) == {"x": {"std": "2.000", "index": "3.29", "by_bet": [
+        {"bet": "level 1", "index": "3.29"}, {"bet": "level 2", "index": "16.45"}]}}
+    assert volatility("x", figures) == {"word": "low", "std": "2.000", "index": "3.29", "by_bet": [
         {"bet": "level 1", "index": "3.29", "word": "low"}, {"bet": "level 2", "index": "16.45", "word": "high"}]}
     assert [word(i) for i in ("4.99", "5.00", "9.99", "10.00", "14.99", "15.00")] == [
         "low", "medium", "medium", "medium-high", "medium-high", "high"]
-    assert volatility("no-sheet", tmp_path) is None  # an installed package has no docs/par
+    assert volatility("y", figures) is None
+    with pytest.raises(SystemExit, match="no PAR sheet"):  # an installed package has no docs/par to read
+        write(tmp_path / "nowhere", figures)
+
+
+def test_the_shipped_volatility_is_the_par_sheets():
+    """The package ships the sheets' figures (an installed package has no docs/par): the file must
+    say what the sheets in docs/par say, and ship with the package."""
+    assert json.loads(FIGURES.read_text()) == read_sheets(SHEETS), (
+        "src/slotforge/rgs/volatility.json differs from docs/par: run `python -m slotforge.rgs.volatility`")
+    assert set(read_sheets(SHEETS)) == set(game_codes())
+    package_data = tomllib.loads((SHEETS.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = FIGURES.relative_to(SHEETS.parents[1] / "src" / "slotforge").as_posix()
+    assert any(fnmatch.fnmatch(shipped, pattern) for pattern in package_data["slotforge"]), "not package data"

@@ -30,10 +30,11 @@ export class GamePage {
   private nextRealityCheck = 0; // session seconds
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
   private carried: Record<string, unknown>; // the state this game carries to the player's next round
-  private drawnCards: string[] = [];
+  private drawnCards: string[] = []; // the gamble's cards drawn this round
   private refocusSpin = false; // give SPIN the focus back once it can be pressed again
-  private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started // the gamble's cards drawn this round
+  private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started
   private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
+  private told: Step["events"] = []; // every event the meters were shown this round, in order
   private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
   private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
@@ -55,6 +56,7 @@ export class GamePage {
     bets: h("div", { class: "bets", role: "group", "aria-label": "Bet" }),
     gamble: h("div", { class: "gamble", "aria-live": "polite" }),
   };
+  private log = h("div", { class: "log" }, this.ui.wins, this.ui.captions); // scrolls in its own box
 
   constructor(
     private root: HTMLElement,
@@ -141,10 +143,13 @@ export class GamePage {
       this.rules.autoplay.allowed ? this.ui.autoplay : null,
       this.ui.spin,
     );
-    const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner, this.ui.gamble);
-    if (this.model.jackpot || this.screen.jackpots) stage.prepend(this.jackpots);
-    stage.append(this.meters);
-    this.root.replaceChildren(top, stage, this.ui.decisions, this.ui.message, meters, controls, h("div", { class: "log" }, this.ui.wins, this.ui.captions));
+    const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner);
+    // What the round tells beside the reels (a side column on a desktop, under them on a phone):
+    // the feature's scene, the gamble's card, the decision, and the round's wins and events.
+    const side = h("div", { class: "side" }, this.meters, this.ui.gamble, this.ui.decisions, this.ui.message, this.log);
+    const jackpots = this.model.jackpot || this.screen.jackpots ? this.jackpots : null;
+    this.root.classList.add("game-page");
+    this.root.replaceChildren(...[top, jackpots, stage, side, meters, controls].filter((e): e is HTMLElement => !!e));
     if (new URLSearchParams(location.search).has("qa")) this.root.append(this.qaPanel());
     this.root.dataset.ready = "true";
     document.addEventListener("keydown", (event) => {
@@ -382,6 +387,7 @@ export class GamePage {
     this.reels.highlight(new Set());
     this.values.clear();
     this.sceneEvents.clear();
+    this.told = [];
     this.drawnCards = [];
     this.meters.replaceChildren();
   }
@@ -390,7 +396,8 @@ export class GamePage {
    * drawn as a scene where the game's screen has one for it. */
   private moveMeters(events: Step["events"]): void {
     for (const event of events) {
-      const meter = this.screen.meter?.(event);
+      const meter = this.screen.meter?.(event, this.told, this.model);
+      this.told.push(event);
       if (!meter) continue;
       const [name, text] = meter;
       let box = [...this.meters.children].find((child) => (child as HTMLElement).dataset.meter === name) as HTMLElement | undefined;
@@ -403,9 +410,9 @@ export class GamePage {
       box.querySelector("output")!.textContent = text;
       const draw = this.screen.scenes?.[name];
       if (!draw) continue;
-      const told = [...(this.sceneEvents.get(name) ?? []), event];
-      this.sceneEvents.set(name, told);
-      box.querySelector(".picture")!.innerHTML = draw(told, this.model);
+      const drawn = [...(this.sceneEvents.get(name) ?? []), event];
+      this.sceneEvents.set(name, drawn);
+      box.querySelector(".picture")!.innerHTML = draw(drawn, this.model);
     }
   }
 
@@ -516,13 +523,16 @@ export class GamePage {
     }
     // A gamble's card is drawn once: a step that only goes on (a collect) keeps it.
     if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
-    this.moveMeters(step.events);
+    // A new screen (a free spin, a re-spin) is told to the meters as a "step" before its events.
+    this.moveMeters(before ? step.events : [{ type: "step", kind: step.kind }, ...step.events]);
     for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
     for (const event of step.events) {
       const line = describeEvent(event, this.screen);
       if (line) this.ui.captions.append(h("li", { text: line }));
     }
+    // The newest line in view, in whichever box scrolls (the log's on a desktop, the list's on a phone).
     this.ui.captions.scrollTop = this.ui.captions.scrollHeight;
+    this.log.scrollTop = this.log.scrollHeight;
     const worth = step.wins.length || step.events.some((e) => describeEvent(e, this.screen));
     if (worth) await pause(quick ? 150 : 450);
   }
@@ -566,7 +576,7 @@ export class GamePage {
       this.reels.highlight(cells);
     }
     for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.showGamble(step);
-    for (const step of round.steps) this.moveMeters(step.events);
+    for (const step of round.steps) this.moveMeters([{ type: "step", kind: step.kind }, ...step.events]);
     this.open = round;
     this.root.dataset.round = String(round.id);
     this.root.dataset.status = round.status;

@@ -42,6 +42,12 @@ export function describeEvent(event: GameEvent, screen: GameScreen): string | nu
   const own = screen.describeEvent?.(event);
   if (own !== undefined) return own;
   if (QUIET.has(event.type)) return null;
+  // The engine's own events, the same in every game.
+  if (event.type === "free_spins_awarded") {
+    return event.retrigger ? `+${event.count} free spins (${event.remaining} left)` : `${event.count} FREE SPINS!`;
+  }
+  if (event.type === "gamble") return `Gamble on ${humanize(String(event.choice))}: ${event.card ?? event.drawn} drawn, ${event.won ? "won" : "lost"}`;
+  if (event.type === "collect") return `Collected: ${event.amount}`;
   const details = Object.entries(event)
     .filter(([key, value]) => key !== "type" && typeof value !== "object")
     .map(([key, value]) => `${key.replace(/_/g, " ")} ${value}`)

@@ -1,5 +1,6 @@
 import { times } from "../money";
 import { markHeld, picture, type GameScreen } from "./screen";
+import { fallingWilds, frieze, friezeWords } from "./temple";
 
 const medusa = `<circle cx="50" cy="50" r="22" fill="#a5d6a7"/>${[0, 60, 120, 180, 240, 300].map((a) => `<path d="M50 50 q20 -10 34 6" stroke="#2e7d32" stroke-width="6" fill="none" transform="rotate(${a} 50 50)"/>`).join("")}`;
 const lion = `<circle cx="50" cy="50" r="36" fill="#ef6c00"/><circle cx="50" cy="52" r="22" fill="#ffcc80"/><circle cx="43" cy="48" r="3"/><circle cx="57" cy="48" r="3"/>`;
@@ -46,15 +47,27 @@ export const divineFortune: GameScreen = {
     }
     return marks;
   },
-  meter(event) {
-    if (event.type === "falling_wilds") return ["Falling wilds", `${event.count} on the reels`];
-    if (event.type === "bonus_landed" || event.type === "bonus_placed") return ["Bonus game", `coin on cell ${Number(event.cell) + 1} of 15`];
-    return undefined;
+  meter(event, before, model) {
+    // Falling wilds are told from the first that falls (not on every spin without one).
+    const falling = before.some((e) => e.type === "falling_wilds" && Number(e.count) > 0);
+    if (event.type === "falling_wilds" && (Number(event.count) > 0 || falling)) return ["Falling wilds", `${event.count} on the reels`];
+    if (event.type === "wild_on_wild") return ["Falling wilds", `reel ${event.reel} turns wild`];
+    // The frieze takes the bonus game's screens (each drops its own coins) and its coins.
+    const bonus = (event.type === "step" && event.kind === "bonus") || ["bonus_placed", "bonus_landed", "jackpot_bonus_end"].includes(event.type);
+    return bonus ? ["Bonus game", friezeWords([...before, event], model)] : undefined;
   },
+  scenes: { "Bonus game": frieze, "Falling wilds": fallingWilds },
   describeEvent(event) {
     if (event.type === "falling_wilds") return event.count ? `Falling wilds: ${event.count} wild${event.count === 1 ? "" : "s"} fall one row` : null;
     if (event.type === "wild_on_wild") return `Wild on Wild: reel ${event.reel} turns wild`;
     if (event.type === "jackpot") return `${String(event.jackpot)} JACKPOT!`;
+    if (event.type === "bonus_collected") return `Bonus coins collected: ${event.collected}`;
+    if (event.type === "jackpot_bonus_triggered") return `THE BONUS GAME! ${event.placed} coins to start`;
+    if (event.type === "bonus_placed" || event.type === "bonus_landed") return `A coin ${event.type === "bonus_placed" ? "is placed" : "lands"}: ${event.amount}`;
+    if (event.type === "jackpot_bonus_end") {
+      const rows = Number(event.full_rows);
+      return `The bonus game ends: ${event.cells} coins, ${rows} full row${rows === 1 ? "" : "s"}`;
+    }
     return undefined;
   },
 };

@@ -1,4 +1,5 @@
 import { times } from "../money";
+import { grimoire, grimoireState, grimoireWords } from "./grimoire";
 import { markPositions, picture, type GameScreen } from "./screen";
 
 const book = `<path d="M15 30 Q50 15 50 30 Q50 15 85 30 V80 Q50 65 50 80 Q50 65 15 80Z" fill="#ffd54a" stroke="#5d4037" stroke-width="3"/><path d="M50 30 V80" stroke="#5d4037" stroke-width="3"/>`;
@@ -38,9 +39,18 @@ export const goldenGrimoire: GameScreen = {
     }
     return marks;
   },
-  meter(event) {
-    if (event.type === "sticky_landed") return ["Sticky mysteries", `${(event.held as unknown[]).length} held`];
-    if (event.type === "mystery" || event.type === "sticky_mystery") return ["Mystery", `turned ${event.symbol}`];
+  meter(event, before) {
+    // The grimoire takes the mysteries, the sticky ones, the free spins awarded and each free spin.
+    const takes = ["mystery", "sticky_mystery", "sticky_landed", "free_spins_awarded"].includes(event.type);
+    if (!takes && !(event.type === "step" && event.kind === "free")) return undefined;
+    return ["Grimoire", grimoireWords(grimoireState([...before, event]))];
+  },
+  describeEvent(event) {
+    if (event.type === "mystery") return `The mysteries turn ${event.symbol}`;
+    if (event.type === "sticky_mystery") return `The sticky mysteries turn ${event.symbol}`;
+    if (event.type === "sticky_landed") return `A sticky mystery lands: ${(event.held as unknown[]).length} held`;
+    if (event.type === "free_spins_total") return `Free spins total: ${event.amount}`;
     return undefined;
   },
+  scenes: { Grimoire: (events, model) => grimoire(events, model, goldenGrimoire.symbols) },
 };

@@ -88,6 +88,8 @@ export const moonOfFortune: GameScreen = {
     if (event.type === "cash") return null; // the value is written on the cell
     if (event.type === "hold_the_jackpot") return `HOLD THE JACKPOT! ${event.bonus_symbols} bonus symbols`;
     if (event.type === "respins") return `Re-spins left: ${event.left}`;
+    if (event.type === "mystery_open") return `A mystery opens: ${event.becomes}${event.value === undefined ? "" : ` ${event.value}`}`;
+    if (event.type === "collector") return `The collector gathers ${event.cash} × ${event.multiplier} = ${event.value}`;
     return undefined;
   },
 };

@@ -21,8 +21,10 @@ export interface GameScreen {
   jackpots?(bet: Record<string, string | number>, model: GameModel): { name: string; amount: string }[];
   /** The name of the game's progressive pool, if it has one. */
   poolName?: string;
-  /** A feature's progress an event moves (a tower climbed, a stalk grown): [name, what it shows]. */
-  meter?(event: GameEvent): [string, string] | undefined;
+  /** A feature's progress an event moves (a tower climbed, a stalk grown): [name, what it shows].
+   * ``before``: the events told this round before this one; the page tells each new screen it
+   * shows (a free spin, a re-spin) as ``{type: "step", kind}`` before that screen's events. */
+  meter?(event: GameEvent, before: GameEvent[], model: GameModel): [string, string] | undefined;
   /** Features drawn as scenes, by their meter's name: the SVG of the feature as the round's
    * events so far (those the meter takes) left it. */
   scenes?: Record<string, (events: GameEvent[], model: GameModel) => string>;
