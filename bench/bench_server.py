@@ -1,6 +1,7 @@
 """The game server: durable Dynasty rounds per second and their latency, 32 players at once.
 
     python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1]
+                                 [--wallets internal,seamless]
 
 For each database a real ``slotforge serve`` process is started; 32 players each play rounds
 back to back (every answer is a committed round: stake, record, win and ledger on disk). The
@@ -8,6 +9,11 @@ same server's bare ``GET /v1/health`` rate with the same concurrency is measured
 as the reference: what the HTTP stack alone costs on this machine. Server and load generator
 share the machine; the load generator writes HTTP/1.1 by hand so that it costs the server's
 machine little CPU. PostgreSQL is expected at 127.0.0.1:5432 (user postgres).
+
+Each database is measured with the internal wallet and with a seamless one: the operator's
+players' money kept by ``slotforge wallet-demo`` (its own process and SQLite database, no faults),
+called over HTTP for every round's debit in the round's transaction, its credit delivered by the
+outbox worker. The wallet calls still owed when the load stops show whether the outbox kept up.
 """
 
 from __future__ import annotations
@@ -30,26 +36,50 @@ import psycopg
 SRC = Path(__file__).resolve().parents[1] / "src"
 # Gamble off: every round completes in one request.
 SETTINGS = "[jurisdictions.bench]\ngamble = false\n"
+SEAMLESS = "bench-seamless"  # the operator whose money is at the wallet
+SECRET = "bench-wallet-secret-0123456789"
 
 
-def start_server(database_url: str, folder: Path, port: int, workers: int = 1) -> subprocess.Popen:
+def seamless_settings(wallet_port: int) -> str:
+    return (f'[operators.{SEAMLESS}]\nwallet = "seamless"\nwallet_url = "http://127.0.0.1:{wallet_port}"\n'
+            f'wallet_secret = "{SECRET}"\n')
+
+
+def start_wallet(folder: Path, port: int) -> subprocess.Popen:
+    """``slotforge wallet-demo`` opening every new player with plenty of money."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "slotforge.cli", "wallet-demo", "serve", "--port", str(port), "--database",
+         str(folder / "wallet.db"), "--secret", SECRET, "--new-player-balance", "1000000.00"],
+        env={**os.environ, "PYTHONPATH": str(SRC)}, stdout=open(folder / "wallet.log", "w"),
+        stderr=subprocess.STDOUT, start_new_session=True)
+    wait_for(f"http://127.0.0.1:{port}/health", process, folder / "wallet.log")
+    return process
+
+
+def wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    stop(process)
+    raise SystemExit(f"{url} did not answer: see {log}")
+
+
+def start_server(database_url: str, folder: Path, port: int, workers: int = 1,
+                 wallet_port: int | None = None) -> subprocess.Popen:
     config = folder / "settings.toml"
-    config.write_text(SETTINGS)
+    config.write_text(SETTINGS + (seamless_settings(wallet_port) if wallet_port else ""))
     env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": '["dynasty"]'}
     process = subprocess.Popen(
         [sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port), "--database", database_url,
          "--config", str(config), "--workers", str(workers)],
         env=env, stdout=open(folder / "server.log", "w"), stderr=subprocess.STDOUT,
         start_new_session=True)  # its own process group: stop() ends every worker too
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/health").status_code == 200:
-                return process
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    stop(process)
-    raise SystemExit(f"server did not start: see {folder / 'server.log'}")
+    wait_for(f"http://127.0.0.1:{port}/v1/health", process, folder / "server.log")
+    return process
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -58,20 +88,21 @@ def stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def operator_key(database_url: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "slotforge.cli", "operator", "add", f"bench-{secrets.token_hex(3)}",
-                           "--database", database_url], env={**os.environ, "PYTHONPATH": str(SRC)},
-                          capture_output=True, text=True, check=True)
+def operator_key(database_url: str, name: str | None = None) -> str:
+    name = name or f"bench-{secrets.token_hex(3)}"
+    done = subprocess.run([sys.executable, "-m", "slotforge.cli", "operator", "add", name, "--database", database_url],
+                          env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, text=True, check=True)
     return done.stdout.strip()
 
 
-async def players(client: httpx.AsyncClient, key: str, count: int) -> list[str]:
+async def players(client: httpx.AsyncClient, key: str, count: int, seamless: bool) -> list[str]:
     tokens = []
     for n in range(count):
         session = await client.post("/v1/operator/sessions", headers={"X-Api-Key": key}, json={
             "player_id": f"bench-{n}", "currency": "EUR", "jurisdiction": "bench"})
-        await client.post(f"/v1/operator/players/bench-{n}/transactions", headers={"X-Api-Key": key},
-                          json={"kind": "deposit", "amount": "1000000.00", "reference": f"bench-{n}"})
+        if not seamless:  # a seamless player's money is at the wallet already
+            await client.post(f"/v1/operator/players/bench-{n}/transactions", headers={"X-Api-Key": key},
+                              json={"kind": "deposit", "amount": "1000000.00", "reference": f"bench-{n}"})
         tokens.append(session.json()["token"])
     return tokens
 
@@ -135,9 +166,9 @@ def percentile(values: list[float], share: float) -> float:
     return statistics.quantiles(values, n=100)[int(share * 100) - 1] if len(values) > 1 else values[0]
 
 
-async def measure(port: int, key: str, count: int, seconds: float) -> dict[str, float]:
+async def measure(port: int, key: str, count: int, seconds: float, seamless: bool) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-        tokens = await players(client, key, count)
+        tokens = await players(client, key, count, seamless)
     await load(port, tokens, 1.0, rounds=True)  # warm up
     health = await load(port, tokens, seconds, rounds=False)
     played = await load(port, tokens, seconds, rounds=True)
@@ -161,18 +192,38 @@ def drop(name: str) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def bench(backend: str, count: int, seconds: float, port: int, workers: int) -> dict[str, float]:
+def owed_to_wallet(database_url: str) -> int:
+    """Wallet calls (credits, rollbacks) not yet acknowledged."""
+    from slotforge.rgs import outbox
+    from slotforge.rgs.database import connect
+
+    engine = connect(database_url)
+    try:
+        with engine.connect() as conn:
+            return outbox.pending(conn, "wallet")
+    finally:
+        engine.dispose()
+
+
+def bench(backend: str, count: int, seconds: float, port: int, workers: int, wallet: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         name = None
         if backend == "sqlite":
             url = f"sqlite:///{Path(folder) / 'bench.db'}"
         else:
             name, url = postgres_database()
-        server = start_server(url, Path(folder), port, workers)
+        seamless = wallet == "seamless"
+        wallet_process = start_wallet(Path(folder), port + 1) if seamless else None
+        server = start_server(url, Path(folder), port, workers, port + 1 if seamless else None)
         try:
-            return asyncio.run(measure(port, operator_key(url), count, seconds))
+            figures = asyncio.run(measure(port, operator_key(url, SEAMLESS if seamless else None), count, seconds,
+                                          seamless))
+            figures["owed_to_wallet"] = owed_to_wallet(url) if seamless else 0
+            return figures
         finally:
             stop(server)
+            if wallet_process:
+                stop(wallet_process)
             if name:
                 drop(name)
 
@@ -184,15 +235,22 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--workers", type=int, default=1, help="server processes (slotforge serve --workers)")
+    parser.add_argument("--wallets", default="internal,seamless", help="internal, seamless (wallet-demo) or both")
     args = parser.parse_args()
     print(f"{args.players} players, {args.seconds:.0f} s each, Dynasty default bet, gamble off, "
           f"{args.workers} server process(es)")
     for backend in args.backends.split(","):
-        figures = bench(backend, args.players, args.seconds, args.port, args.workers)
-        print(f"{backend:10} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
-              f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
-              f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "
-              f"rounds/health {figures['rounds_per_second'] / figures['health_per_second']:.2f}")
+        internal = None
+        for wallet in args.wallets.split(","):
+            figures = bench(backend, args.players, args.seconds, args.port, args.workers, wallet)
+            internal = internal or (figures if wallet == "internal" else None)
+            versus = (f"   vs internal {figures['rounds_per_second'] / internal['rounds_per_second']:.2f}"
+                      if internal and wallet != "internal" else "")
+            owed = f"   owed to the wallet at the end {figures['owed_to_wallet']:,}" if wallet == "seamless" else ""
+            print(f"{backend:10} {wallet:8} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
+                  f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
+                  f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "
+                  f"rounds/health {figures['rounds_per_second'] / figures['health_per_second']:.2f}{versus}{owed}")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, ha
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
+from slotforge.rgs.seamless import Declined, SeamlessWallet
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.wallet import InternalWallet, Wallet
 
@@ -67,6 +68,7 @@ class Auth:
     jurisdiction_name: str
     jurisdiction: Jurisdiction
     started_at: int
+    wallet: str = "internal"  # where the player's money is: internal, or seamless (the operator's)
 
 
 def iso(ms: int | None) -> str | None:
@@ -105,6 +107,8 @@ class Server:
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
+        # The operators' own wallets, called over HTTP (their receiver registered with the outbox).
+        self.seamless = SeamlessWallet(settings, engine, self.outbox, self.now)
 
     def now(self) -> int:
         return int(self.clock() * 1000)
@@ -161,15 +165,62 @@ class Server:
             with self._flight_lock:
                 self._in_flight.discard(flight)
 
+    # -- the wallet -----------------------------------------------------------------------------
+    def wallet_of(self, row: dict[str, Any]) -> Wallet:
+        """The wallet that holds a round's money: the operator's once its debit was taken there."""
+        return self.seamless if row.get("wallet_tx") else self.wallet
+
+    def staked(self, auth: Auth, game: str, stake: Decimal,
+               run: Callable[[str | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+        """Run a request that takes a stake: ``run(debit)`` gets the transaction id of a seamless
+        player's debit, whose rollback is held (committed) before and settled after (see
+        :mod:`slotforge.rgs.seamless`); None for the internal wallet."""
+        if auth.wallet != "seamless":
+            return run(None)
+        intent = self.seamless.hold(self.transaction, auth.player_id, game, to_minor(stake, "bet"))
+        committed = False
+        try:
+            answer = run(intent.transaction_id)
+            committed = True
+            return answer
+        finally:
+            self.seamless.settle(self.transaction, intent, committed)
+
+    def take_stake(self, conn: Connection, row: dict[str, Any], debit: str | None, now: int) -> None:
+        """Debit the round's stake (raises :class:`Declined` from a seamless wallet)."""
+        wallet = self.wallet if debit is None else self.seamless
+        row["balance_after"] = wallet.debit(conn, row["player_id"], "stake", row["stake"], round_id=row["id"],
+                                            reference=debit, now=now)
+        row["wallet_tx"] = debit
+
+    def declined(self, conn: Connection, row: dict[str, Any], debit: str, error: Declined,
+                 now: int) -> tuple[int, dict[str, Any]]:
+        """A seamless debit that did not succeed: the round is void, its rollback delivered,
+        nothing taken; 402 when the wallet said so, else 503."""
+        self.seamless.declined(conn, row["player_id"], row["id"], row["stake"], debit, now)
+        reason = f"wallet: {error}"
+        row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
+                   wallet_tx=debit, wallet_status="rollback_pending")
+        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
+            status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now))
+        if error.code == "INSUFFICIENT_FUNDS":
+            balance = {} if error.balance is None else {"balance": to_text(error.balance)}
+            return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
+                         "taken", "round": row["id"], **balance}
+        return 503, {"error": "WALLET_UNAVAILABLE", "message": f"{error}; the round is void and nothing was taken",
+                     "round": row["id"]}
+
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
-                    script: runner.Script | None, autoplay_id: int | None) -> tuple[int, dict[str, Any]]:
-        """Take the stake and play a new round (it stays open if it waits for a decision)."""
+                    script: runner.Script | None, autoplay_id: int | None,
+                    debit: str | None = None) -> tuple[int, dict[str, Any]]:
+        """Take the stake and play a new round (it stays open if it waits for a decision).
+        ``debit``: the transaction id of a seamless wallet's debit (:meth:`staked`)."""
         now = self.now()
         self.refuse_open_round(conn, auth.player_id, game.code)
         self.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
-        if player["balance"] < stake:
+        if debit is None and player["balance"] < stake:  # a seamless wallet answers for itself
             raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(player['balance'])} is below the stake "
                            f"{to_text(stake)}", balance=to_text(player["balance"]))
         if autoplay_id is not None:
@@ -187,10 +238,16 @@ class Server:
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
             self.insert_round(conn, row, {"game": game.code, "bet": bet.as_json(), "status": "void"})
-            row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
+            try:
+                self.take_stake(conn, row, debit, now)
+            except Declined as error:
+                return self.declined(conn, row, debit, error, now)
             return self.void(conn, row, "malfunction: the round function failed", now)
         self.insert_round(conn, row, record)
-        row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
+        try:
+            self.take_stake(conn, row, debit, now)
+        except Declined as error:
+            return self.declined(conn, row, debit, error, now)
         if has_pool(game) and not auth.fun:
             self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now)
         if record["status"] == "complete":
@@ -232,9 +289,11 @@ class Server:
         if progressive_won(record) and not row["fun"]:  # play money never claims a real pool
             jackpot = to_minor(self.jackpots.claim(conn, game, row["id"], now).amount, "jackpot")
         win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
-        balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
+        balance = self.wallet_of(row).credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
         row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
                    record=json.dumps(record))
+        if row.get("wallet_tx"):
+            row["wallet_status"] = "credit_pending"
         conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
                                     "p_now": now, "p_record": row["record"]})
         state = record.get("state") or {}
@@ -245,8 +304,11 @@ class Server:
 
     def void(self, conn: Connection, row: dict[str, Any], reason: str, now: int) -> tuple[int, dict[str, Any]]:
         """Malfunction: refund the stake, mark the round void (in the caller's transaction)."""
-        balance = self.wallet.credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"], now=now)
+        balance = self.wallet_of(row).credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"],
+                                             now=now)
         row.update(status="void", void_reason=reason, balance_after=balance, finished_at=now)
+        if row.get("wallet_tx"):
+            row["wallet_status"] = "rollback_pending"
         conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
             status="void", void_reason=reason, balance_after=balance, finished_at=now))
         return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
@@ -402,7 +464,15 @@ def round_view(row: Any) -> dict[str, Any]:
         "jackpot_win": to_text(row["jackpot_win"]),
         "currency": row["currency"],
         **({"void_reason": row["void_reason"]} if row["void_reason"] else {}),
+        **({"wallet": wallet_view(row)} if row.get("wallet_tx") else {}),
     }
+
+
+def wallet_view(row: Any) -> dict[str, Any]:
+    """Where a seamless round stands with the operator's wallet: its debit's transaction id and
+    ``debited``, ``credit_pending`` (until the wallet acknowledges the win), ``settled``,
+    ``rollback_pending`` or ``rolled_back``."""
+    return {"transaction_id": row["wallet_tx"], "status": row.get("wallet_status") or "debited"}
 
 
 def pool_allowed(game: Game, auth: Auth) -> bool:

@@ -1,0 +1,352 @@
+"""The operator's wallet, called over HTTP for every round (the seamless wallet).
+
+An operator configured with ``wallet = "seamless"`` keeps its players' money itself; the server
+calls ``POST {base}/debit``, ``/credit`` and ``/rollback`` with ``{"transaction_id", "round_id",
+"player_id", "amount", "currency", "game"}`` signed by ``X-Signature: hex(HMAC-SHA256(secret,
+body))``, and the wallet answers ``{"balance": "..."}`` or ``{"error": CODE}`` (docs/wallet.md).
+
+How a round's money stays exact whatever fails:
+
+- **The debit** happens inside the round's transaction, after a *held* rollback of it was
+  committed on its own (:meth:`SeamlessWallet.hold`): the rollback falls due
+  ``rollback_hold_s`` later unless the round's transaction cancels it, which it does when the
+  debit succeeded, so the cancellation commits exactly when the round does. A debit that times
+  out, fails or is refused is retried with the same transaction id, then its rollback is made due
+  at once and the round is void (402 or 503, nothing taken). A process killed between the debit
+  and the commit leaves the held rollback, which the next process delivers when it falls due.
+- **The credit** (every completed round's, a zero win included, so the wallet can close the
+  round) and **the rollback of a void round** are written to the outbox in the round's
+  transaction and delivered by its worker until the wallet acknowledges; the round shows
+  ``credit_pending`` or ``rollback_pending`` until then.
+- The rollback's ``transaction_id`` is the debit's: a wallet that never saw the debit
+  acknowledges it and remembers, so a late debit is refused.
+
+The server's own ledger still records each round's stake, win and refund (the audit's rounds
+check); a seamless player's ``balance`` column only keeps the last balance the wallet reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import httpx
+from sqlalchemy import Connection, Engine, bindparam, select, update
+
+from slotforge.rgs import outbox as mail
+from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.outbox import Message, Outbox
+from slotforge.rgs.schema import operators, outbox, players, rounds
+from slotforge.rgs.settings import OperatorSettings, Settings
+from slotforge.rgs.wallet import ENTRY
+
+log = logging.getLogger("slotforge.rgs.seamless")
+
+TARGET = "wallet"
+SIGNATURE_HEADER = "X-Signature"
+# Answers that say the wallet did not apply a debit, and why.
+REFUSALS = {"INSUFFICIENT_FUNDS", "UNKNOWN_PLAYER", "TRANSACTION_ROLLED_BACK", "CURRENCY_MISMATCH"}
+# Where a round stands with the wallet once an acknowledgement arrives.
+SETTLED = {"credit": "settled", "rollback": "rolled_back"}
+
+SET_BALANCE = update(players).where(players.c.id == bindparam("p_player")).values(balance=bindparam("p_balance"))
+ADD_BALANCE = (update(players).where(players.c.id == bindparam("p_player"))
+               .values(balance=players.c.balance + bindparam("p_amount")).returning(players.c.balance))
+ROUND_WALLET = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
+    wallet_tx=bindparam("p_tx"), wallet_status=bindparam("p_status"))
+ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    """A request body as sent (and signed): compact JSON, keys sorted."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def sign(secret: str, body: bytes) -> str:
+    """The ``X-Signature`` of ``body``: hex(HMAC-SHA256(secret, body))."""
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def signed_correctly(secret: str, body: bytes, signature: str | None) -> bool:
+    return signature is not None and hmac.compare_digest(sign(secret, body), signature)
+
+
+class Unclear(Exception):
+    """The wallet's answer says nothing certain (a time-out, a 5xx, a lost connection, garbage):
+    the call may or may not have been applied."""
+
+
+class Declined(Exception):
+    """A debit that did not succeed: refused (``code`` from the wallet) or unanswered
+    (``unclear``). Either way its rollback is delivered and the round is void."""
+
+    def __init__(self, code: str, message: str, balance: int | None = None, unclear: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.balance = balance
+        self.unclear = unclear
+
+
+def balance_of(answer: dict[str, Any]) -> int | None:
+    """The wallet's ``balance`` as minor units, None when absent or malformed."""
+    try:
+        return to_minor(Decimal(str(answer["balance"])), "balance")
+    except (KeyError, InvalidOperation, ValueError):
+        return None
+
+
+class WalletClient:
+    """One operator's wallet over HTTP: short time-outs, the same transaction id on every retry."""
+
+    def __init__(self, name: str, settings: OperatorSettings) -> None:
+        self.name = name
+        self.settings = settings
+        self.url = settings.wallet_url
+        self._secret = settings.wallet_secret.get_secret_value()
+        timeout = httpx.Timeout(settings.timeout_s, connect=min(settings.timeout_s, 1.0))
+        self.http = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=100,
+                                                                      max_keepalive_connections=50))
+
+    def call(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One signed call; the status and the answer, or :class:`Unclear`."""
+        raw = encode(body)
+        try:
+            answer = self.http.post(f"{self.url}/{kind}", content=raw, headers={
+                "Content-Type": "application/json", SIGNATURE_HEADER: sign(self._secret, raw)})
+        except httpx.HTTPError as error:
+            raise Unclear(f"{kind} {body['transaction_id']}: {type(error).__name__}: {error}") from error
+        if answer.status_code >= 500:
+            raise Unclear(f"{kind} {body['transaction_id']}: the wallet answered {answer.status_code}")
+        try:
+            parsed = answer.json()
+        except ValueError as error:
+            raise Unclear(f"{kind} {body['transaction_id']}: the answer is not JSON") from error
+        if not isinstance(parsed, dict) or (answer.status_code == 200 and balance_of(parsed) is None) or (
+                answer.status_code != 200 and not isinstance(parsed.get("error"), str)):
+            raise Unclear(f"{kind} {body['transaction_id']}: unexpected answer {answer.status_code} {parsed!r:.200}")
+        return answer.status_code, parsed
+
+    def debit(self, body: dict[str, Any]) -> int:
+        """Take the stake; the wallet's new balance, or :class:`Declined`."""
+        problem = "no attempt"
+        for attempt in range(self.settings.debit_attempts):
+            if attempt:
+                time.sleep(0.05 * attempt)
+            try:
+                status, answer = self.call("debit", body)
+            except Unclear as error:
+                problem = str(error)
+                continue
+            if status == 200:
+                return balance_of(answer)
+            return self._refused(answer)
+        raise Declined("WALLET_UNAVAILABLE", f"the operator's wallet did not answer the debit: {problem}",
+                       unclear=True)
+
+    @staticmethod
+    def _refused(answer: dict[str, Any]) -> int:
+        code = answer["error"]
+        if code not in REFUSALS:  # DUPLICATE_TRANSACTION or unknown to us: applied or not, we cannot tell
+            raise Declined("WALLET_UNAVAILABLE", f"the wallet answered the debit with {code}", unclear=True)
+        raise Declined(code, f"the wallet refused the debit: {code}", balance=balance_of(answer))
+
+    def deliver(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A credit or rollback for the outbox: the acknowledgement, or an exception to retry later."""
+        status, answer = self.call(kind, body)
+        code = answer.get("error")
+        # DUPLICATE_TRANSACTION: the wallet has it already. A rollback of a debit for a player the
+        # wallet does not know has nothing to reverse.
+        if status == 200 or code == "DUPLICATE_TRANSACTION" or (kind == "rollback" and code == "UNKNOWN_PLAYER"):
+            return answer
+        raise RuntimeError(f"{kind} {body['transaction_id']}: the wallet answered {status} {code}")
+
+    def close(self) -> None:
+        self.http.close()
+
+
+@dataclass
+class DebitIntent:
+    """A debit about to be sent: its transaction id and its held rollback."""
+
+    transaction_id: str
+    operator: str
+    game: str
+    held_at: int
+    hold_ms: int
+    sent: bool = False
+    taken: bool = False  # succeeded, and its rollback cancelled in the round's transaction
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    external_id: str
+    currency: str
+    operator: str
+
+
+@dataclass
+class SeamlessWallet:
+    """The seamless wallets of every operator so configured; a :class:`~slotforge.rgs.wallet.Wallet`
+    for their players (each call inside the round's transaction)."""
+
+    settings: Settings
+    engine: Engine
+    outbox: Outbox
+    now: Callable[[], int]
+    clients: dict[str, WalletClient] = field(default_factory=dict)
+    _intents: dict[str, DebitIntent] = field(default_factory=dict)
+    _players: dict[int, PlayerInfo] = field(default_factory=dict)
+    _names: dict[int, str] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.clients = {name: WalletClient(name, operator) for name, operator in self.settings.operators.items()
+                        if operator.seamless}
+        if self.clients:
+            self.outbox.register(TARGET, self.deliver, self.acknowledged)
+
+    # -- who is seamless ------------------------------------------------------------------------
+    def kind_of(self, conn: Connection, operator_id: int) -> str:
+        """The wallet (internal or seamless) of a new player of this operator."""
+        name = self._names.get(operator_id)
+        if name is None:
+            name = self._names[operator_id] = conn.execute(
+                select(operators.c.name).where(operators.c.id == operator_id)).scalar_one()
+        return self.settings.operator(name).wallet
+
+    def player(self, conn: Connection, player_id: int) -> PlayerInfo:
+        info = self._players.get(player_id)
+        if info is None:
+            row = conn.execute(select(players.c.external_id, players.c.currency, operators.c.name)
+                               .join(operators, operators.c.id == players.c.operator_id)
+                               .where(players.c.id == player_id)).one()
+            info = self._players[player_id] = PlayerInfo(*row)
+        return info
+
+    def client(self, operator: str) -> WalletClient:
+        if operator not in self.clients:
+            raise Declined("WALLET_UNAVAILABLE", f"operator {operator!r} has no seamless wallet in the settings",
+                           unclear=True)
+        return self.clients[operator]
+
+    # -- the debit's held rollback --------------------------------------------------------------
+    def hold(self, transaction: Callable[[], AbstractContextManager[Connection]], player_id: int,
+             game: str, stake: int) -> DebitIntent:
+        """Commit, on its own, the rollback of a new debit, due later unless cancelled."""
+        with transaction() as conn:
+            info = self.player(conn, player_id)
+            operator = self.settings.operator(info.operator)
+            hold_ms = operator.rollback_hold_s * 1000
+            intent = DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), hold_ms)
+            body = self.body(intent.transaction_id, None, info, stake, game)
+            mail.enqueue(conn, TARGET, "rollback", intent.transaction_id, {"operator": info.operator, "body": body},
+                         now=intent.held_at, hold_ms=hold_ms)
+        with self._lock:
+            self._intents[intent.transaction_id] = intent
+        return intent
+
+    def settle(self, transaction: Callable[[], AbstractContextManager[Connection]], intent: DebitIntent,
+               committed: bool) -> None:
+        """After the round's transaction: a debit never sent needs no rollback; one sent whose
+        round did not commit with it taken is rolled back now."""
+        with self._lock:
+            self._intents.pop(intent.transaction_id, None)
+        if committed and intent.taken:
+            return
+        with transaction() as conn:
+            if not intent.sent:
+                mail.cancel(conn, TARGET, intent.transaction_id)
+            else:
+                mail.make_due(conn, TARGET, intent.transaction_id, self.now())
+        if intent.sent:
+            self.outbox.wake()
+
+    @staticmethod
+    def body(transaction_id: str, round_id: int | None, info: PlayerInfo, amount: int, game: str) -> dict[str, Any]:
+        return {"transaction_id": transaction_id, "round_id": round_id, "player_id": info.external_id,
+                "amount": to_text(amount), "currency": info.currency, "game": game}
+
+    # -- the Wallet interface -------------------------------------------------------------------
+    def balance(self, conn: Connection, player_id: int) -> int:
+        """The last balance the wallet reported, with this server's pending credits."""
+        return conn.execute(select(players.c.balance).where(players.c.id == player_id)).scalar_one()
+
+    def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+              reference: str | None = None, now: int) -> int:
+        """Take a round's stake at the wallet (``reference``: the held intent's transaction id);
+        raises :class:`Declined` (the caller voids the round, :meth:`declined`)."""
+        intent = self._intents[reference]
+        info = self.player(conn, player_id)
+        body = self.body(intent.transaction_id, round_id, info, amount, intent.game)
+        intent.sent = True
+        balance = self.client(info.operator).debit(body)
+        # The held rollback must still be waiting: past half its hold the worker may be about
+        # to deliver it, and a debit it reverses must not be paid as a round.
+        if self.now() - intent.held_at > intent.hold_ms // 2 or not mail.cancel(conn, TARGET, reference):
+            raise Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
+        intent.taken = True
+        conn.execute(SET_BALANCE, {"p_player": player_id, "p_balance": balance})
+        conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                 reference=None, created_at=now))
+        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": None})
+        return balance
+
+    def declined(self, conn: Connection, player_id: int, round_id: int, amount: int, reference: str,
+                 now: int) -> None:
+        """A debit that did not succeed: its round's stake and refund in the ledger (nothing
+        moved), its rollback due now."""
+        for kind in ("stake", "refund"):
+            conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                     reference=None, created_at=now))
+        conn.execute(update(outbox).where(outbox.c.target == TARGET, outbox.c.key == reference,
+                                          outbox.c.delivered_at.is_(None)).values(due_at=now, round_id=round_id))
+        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": "rollback_pending"})
+
+    def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+               reference: str | None = None, now: int) -> int:
+        """A round's win (``kind`` "win": a credit) or a void round's refund ("refund": the
+        debit's rollback), owed to the wallet through the outbox; the expected balance."""
+        transaction_id, game = conn.execute(ROUND_TX, {"p_round": round_id}).one()
+        info = self.player(conn, player_id)
+        if kind == "win":
+            key, status, wallet_kind = f"{transaction_id}-win", "credit_pending", "credit"
+        else:
+            key, status, wallet_kind = transaction_id, "rollback_pending", "rollback"
+        body = self.body(key, round_id, info, amount, game)
+        mail.enqueue(conn, TARGET, wallet_kind, key, {"operator": info.operator, "body": body}, now=now,
+                     round_id=round_id)
+        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": transaction_id, "p_status": status})
+        if amount:
+            conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                     reference=None, created_at=now))
+        balance = conn.execute(ADD_BALANCE, {"p_player": player_id, "p_amount": amount}).scalar_one()
+        self.outbox.wake()
+        return balance
+
+    # -- the outbox's receiver ------------------------------------------------------------------
+    def deliver(self, message: Message) -> dict[str, Any]:
+        body = dict(message.payload["body"])
+        if message.kind == "rollback" and body["round_id"] is None:
+            body["round_id"] = message.round_id  # a held rollback is written before its round exists
+        return self.client(message.payload["operator"]).deliver(message.kind, body)
+
+    @staticmethod
+    def acknowledged(conn: Connection, message: Message, answer: dict[str, Any]) -> None:
+        if message.round_id is not None:
+            conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
+                wallet_status=SETTLED[message.kind]))
+
+    def close(self) -> None:
+        for client in self.clients.values():
+            client.close()
+
