@@ -22,8 +22,8 @@ import pytest
 from .conftest import ServerProcess, audit
 from .wallets import WalletProcess, add_operator, reconcile, settings_file, wait_until_settled
 
-# Short time-outs keep the test quick: a debit has 2 tries of 0.3 s; a hung call hangs 0.5 s.
-OPERATOR_SETTINGS = {"timeout_s": 0.3, "debit_attempts": 2, "rollback_hold_s": 4}
+# Short time-outs keep the test quick: a debit has 2 tries of 0.2 s; a hung call hangs 0.3 s.
+OPERATOR_SETTINGS = {"timeout_s": 0.2, "debit_attempts": 2, "rollback_hold_s": 3}
 
 
 class Player(threading.Thread):
@@ -60,7 +60,7 @@ class Player(threading.Thread):
 
 
 def start(database_url: str, folder: Path, *wallet_options: str) -> tuple[ServerProcess, WalletProcess, str]:
-    wallet = WalletProcess(folder, "--new-player-balance", "1000.00", "--hang-s", "0.5", *wallet_options).start()
+    wallet = WalletProcess(folder, "--new-player-balance", "1000.00", "--hang-s", "0.3", *wallet_options).start()
     config = settings_file(folder, wallet.url, **OPERATOR_SETTINGS)
     server = ServerProcess(database_url, folder / "server.log", config=config).start()
     return server, wallet, add_operator(database_url)
@@ -111,6 +111,7 @@ def test_a_thousand_rounds_against_a_misbehaving_wallet_leave_both_books_agreein
         for player in players:
             player.join(300)
         assert not any(p.lost for p in players)
+        injected = wallet.injected()
         wallet.faults()  # the wallet recovers; what is owed to it is delivered
         wait_until_settled(database_url)
         books = wallet.books()
@@ -120,7 +121,8 @@ def test_a_thousand_rounds_against_a_misbehaving_wallet_leave_both_books_agreein
         server.kill()
         wallet.kill()
     assert sum(codes.values()) == 1000
-    assert codes[503] >= 10, f"the faults really struck: {codes}"
+    assert min(injected.values()) >= 10, f"every fault really struck: {injected}"
+    assert codes.get(503, 0) >= 1, f"some debits failed every try: {codes}"
     assert counted["complete"] == codes[200] and counted["void"] == codes[503]
     checked = audit(database_url)
     assert checked.returncode == 0, checked.stderr
@@ -137,7 +139,7 @@ def test_kill_9_of_the_server_and_of_the_wallet_mid_traffic_and_the_books_still_
     players: list[Player] = []
     try:
         player_tokens = tokens(server, key, 6)
-        for victim in ["server", "wallet", "server", "wallet", "server"]:
+        for victim in ["server", "wallet", "server"]:
             stop = threading.Event()
             cycle = [Player(server.url, token, 10_000, stop) for token in player_tokens]
             for player in cycle:
@@ -159,6 +161,7 @@ def test_kill_9_of_the_server_and_of_the_wallet_mid_traffic_and_the_books_still_
     finally:
         server.kill()
         wallet.kill()
+    print(counted)
     assert counted["complete"] >= 50, counted
     checked = audit(database_url)
     assert checked.returncode == 0, checked.stderr

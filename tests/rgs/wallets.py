@@ -71,6 +71,10 @@ class WalletProcess:
         answer = httpx.post(f"{self.url}/admin/faults", json=faults, timeout=10)
         assert answer.status_code == 200, answer.text
 
+    def injected(self) -> dict[str, int]:
+        """How many calls each fault has struck."""
+        return httpx.get(f"{self.url}/admin/faults", timeout=10).json()["injected"]
+
     def deposit(self, player: str, amount: str, currency: str = "EUR") -> str:
         answer = httpx.post(f"{self.url}/admin/players", json={"player_id": player, "currency": currency,
                                                                 "amount": amount}, timeout=10)
@@ -166,6 +170,10 @@ def reconcile(database_url: str, books: dict[str, Any]) -> dict[str, int]:
             assert debit not in taken and f"{debit}-win" not in credits, f"round {row['id']}: void but paid"
             assert row["wallet_status"] == "rolled_back", f"round {row['id']}: {row['wallet_status']}"
     assert not taken, f"stakes taken at the wallet for no round of the server: {sorted(taken)[:5]}"
+    # Debits of rounds that never committed (the server killed in between), given back.
+    known = {row["wallet_tx"] for row in stored}
+    counted["orphans rolled back"] = sum(1 for r in books["rollbacks"] if r["transaction_id"] not in known
+                                         and int(Decimal(r["refunded"]) * 100) > 0)
     assert not credits, f"credits at the wallet for no round of the server: {sorted(credits)[:5]}"
     net: dict[str, int] = {}
     for player, kind, amount in entries:

@@ -280,6 +280,7 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
     """The wallet for ``database`` and ``secret``."""
     books = Books(database, new_player_balance)
     state = {"faults": faults or Faults()}
+    injected = {name: 0 for name in ("fail", "timeout", "late", "twice")}  # how many calls each struck
     chance = random.Random(state["faults"].seed)
     app = FastAPI(title="slotforge wallet-demo", docs_url="/docs")
 
@@ -296,6 +297,8 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
             return JSONResponse(refusal.answer, status_code=refusal.status)
         faults: Faults = state["faults"]
         fault = faults.draw(chance)
+        if fault is not None:
+            injected[fault] += 1
         if fault == "fail":
             return JSONResponse({"error": "INTERNAL", "message": "injected failure; nothing applied"}, 500)
         if fault == "timeout":
@@ -335,7 +338,8 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
 
     @app.get("/admin/faults")
     def read_faults() -> dict[str, Any]:
-        return state["faults"].model_dump()
+        """The faults set, and how many calls each has struck so far."""
+        return {**state["faults"].model_dump(), "injected": injected}
 
     @app.post("/admin/faults")
     def set_faults(body: Faults) -> dict[str, Any]:
