@@ -23,6 +23,7 @@ import asyncio
 import os
 import secrets
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -54,6 +55,13 @@ def start_wallet(folder: Path, port: int) -> subprocess.Popen:
         stderr=subprocess.STDOUT, start_new_session=True)
     wait_for(f"http://127.0.0.1:{port}/health", process, folder / "wallet.log")
     return process
+
+
+def check_free(port: int) -> None:
+    """Refuse to measure another program's server (other benchmarks may share the machine)."""
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            raise SystemExit(f"port {port} is in use: choose another with --port (it and the next are used)")
 
 
 def wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
@@ -213,6 +221,8 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, wal
         else:
             name, url = postgres_database()
         seamless = wallet == "seamless"
+        check_free(port)
+        check_free(port + 1)
         wallet_process = start_wallet(Path(folder), port + 1) if seamless else None
         server = start_server(url, Path(folder), port, workers, port + 1 if seamless else None)
         try:

@@ -200,22 +200,33 @@ def test_a_credit_is_retried_until_the_wallet_acknowledges_it(casino, wallet, cl
     assert player.get(f"/v1/rounds/{answer['round']['id']}").json()["round"]["wallet"]["status"] == "settled"
 
 
-def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(casino, wallet, clock):
-    """What a crash between the debit and the round's commit leaves: the held rollback, due
-    ``rollback_hold_s`` after it was written; the next process (here: the same, its clock moved)
-    delivers it and the wallet refunds the stake."""
+def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(casino, wallet, clock, monkeypatch):
+    """A crash between the debit and the round's commit: the process dies (here: its round's
+    transaction fails and it settles nothing, as a dead process would). What is left is the
+    round's placeholder and the debit's held rollback, due ``rollback_hold_s`` after it was
+    written; the next process (here: the same, its clock moved) delivers it, the wallet refunds
+    the stake and the placeholder becomes a void round."""
     player = seamless_player(casino, wallet)
     server = casino.server
-    player_id = player.get("/v1/session").json()["player"]
-    intent = server.seamless.hold(server.transaction, player_id, "dynasty", 20)
+
+    def killed(*args, **kwargs):
+        raise RuntimeError("the process dies before the round commits")
+
+    monkeypatch.setattr(server, "exactly_once", killed)
+    monkeypatch.setattr(server.seamless, "settle", lambda *args, **kwargs: None)
+    with pytest.raises(RuntimeError):  # the test client re-raises what the server would answer 500 for
+        player.play()
+    assert wallet.balance(player.player_id) == "9.80", "the wallet took the stake"
     with server.engine.connect() as conn:
-        info = server.seamless.player(conn, player_id)
-    debit = server.seamless.body(intent.transaction_id, 999_999, info, 20, "dynasty")
-    assert server.seamless.clients[OPERATOR].debit(debit) == 980
-    assert server.outbox.deliver_due() == 0, "held: the round may still commit"
+        assert audit(conn) == [], "a round waiting for its debit's outcome is not a difference"
+    assert server.outbox.deliver_due() == 0, "held: the round might still commit"
     clock.advance(6)
     assert server.outbox.deliver_due() == 1
     assert wallet.balance(player.player_id) == "10.00"
-    late = wallet.call("debit", debit)
-    assert late.json() == {"balance": "9.80"}, "a repeat of the debit gets its stored answer and moves nothing"
-    assert wallet.balance(player.player_id) == "10.00"
+    monkeypatch.undo()
+    stored = player.get("/v1/rounds").json()["rounds"][0]
+    assert stored["status"] == "void" and stored["wallet"]["status"] == "rolled_back"
+    debit = [tx for tx in wallet.books()["transactions"] if tx["id"] == stored["wallet"]["transaction_id"]][0]
+    assert debit["status"] == "rolled_back" and debit["round_id"] == stored["id"]
+    with server.engine.connect() as conn:
+        assert audit(conn) == []

@@ -50,12 +50,15 @@ def check_rounds(conn: Connection) -> list[str]:
     problems = []
     for row in conn.execute(select(rounds.c.id, rounds.c.status, rounds.c.stake, rounds.c.win)).mappings():
         expected = {"stake": row["stake"]}
-        if row["status"] == "complete":
+        if row["status"] == "pending":  # a seamless round waiting for its debit: nothing recorded yet
+            expected = {}
+        elif row["status"] == "complete":
             expected["win"] = row["win"]
         elif row["status"] == "void":
             expected["refund"] = row["stake"]
         elif row["status"] != "awaiting":
-            problems.append(f"round {row['id']}: status {row['status']!r} is not awaiting, complete or void")
+            problems.append(f"round {row['id']}: status {row['status']!r} is not awaiting, complete, void or "
+                            "pending")
         for kind in ("stake", "win", "refund"):
             count, total = entries.get((row["id"], kind), (0, 0))
             want = expected.get(kind, 0)
@@ -65,13 +68,15 @@ def check_rounds(conn: Connection) -> list[str]:
 
 
 def check_wallet_owed(conn: Connection) -> list[str]:
-    """Each seamless round's credit (complete) or rollback (void) is in the outbox, once."""
+    """Each seamless round's credit (complete) or rollback (void, or pending: a debit whose round
+    has not committed) is in the outbox, once."""
     owed = {key: kind for kind, key in conn.execute(select(outbox.c.kind, outbox.c.key).where(
         outbox.c.target == TARGET))}
     problems = []
     query = select(rounds.c.id, rounds.c.status, rounds.c.wallet_tx).where(rounds.c.wallet_tx.is_not(None))
     for round_id, status, debit in conn.execute(query):
-        key, kind = {"complete": (f"{debit}-win", "credit"), "void": (debit, "rollback")}.get(status, (None, None))
+        key, kind = {"complete": (f"{debit}-win", "credit"), "void": (debit, "rollback"),
+                     "pending": (debit, "rollback")}.get(status, (None, None))
         if key is not None and owed.get(key) != kind:
             problems.append(f"round {round_id}: {status}, but its {kind} {key} is owed to nobody: not in the outbox")
     return problems

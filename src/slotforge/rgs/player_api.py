@@ -19,6 +19,7 @@ from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
 from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
 from slotforge.rgs.schema import autoplays, rounds
+from slotforge.rgs.seamless import DebitIntent
 from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view, server_of
 
 router = APIRouter(prefix="/v1")
@@ -130,11 +131,11 @@ def play_round(body: RoundRequest, auth: Player, request: Request, key: Idempote
 
     fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
 
-    def run(debit: str | None) -> tuple[int, dict[str, Any]]:
+    def run(debit: DebitIntent | None) -> tuple[int, dict[str, Any]]:
         return server.exactly_once(auth, key, fingerprint, lambda conn, row: server.start_round(
             conn, row, auth, game, bet, script, body.autoplay, debit=debit))
 
-    return answer(*server.staked(auth, game.code, bet.total_bet, run))
+    return answer(*server.staked(auth, key, game.code, bet.total_bet, body.autoplay, run))
 
 
 @router.post("/rounds/{round_id}/decisions")

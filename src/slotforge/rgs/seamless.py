@@ -41,12 +41,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
-from sqlalchemy import Connection, Engine, bindparam, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Message, Outbox
-from slotforge.rgs.schema import operators, outbox, players, rounds
+from slotforge.rgs.schema import operators, players, rounds
 from slotforge.rgs.settings import OperatorSettings, Settings
 from slotforge.rgs.wallet import ENTRY
 
@@ -64,6 +64,7 @@ ADD_BALANCE = (update(players).where(players.c.id == bindparam("p_player"))
                .values(balance=players.c.balance + bindparam("p_amount")).returning(players.c.balance))
 ROUND_WALLET = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
     wallet_tx=bindparam("p_tx"), wallet_status=bindparam("p_status"))
+INSERT_PLACEHOLDER = insert(rounds).returning(rounds.c.id)
 ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
 
 
@@ -183,7 +184,12 @@ class DebitIntent:
     game: str
     held_at: int
     hold_ms: int
+    round_id: int  # its placeholder round's
+    stake: int
+    body: dict[str, Any]
     sent: bool = False
+    balance: int | None = None  # the wallet's answer to a debit that succeeded
+    declined: Declined | None = None  # or why it did not
     taken: bool = False  # succeeded, and its rollback cancelled in the round's transaction
 
 
@@ -239,37 +245,57 @@ class SeamlessWallet:
                            unclear=True)
         return self.clients[operator]
 
-    # -- the debit's held rollback --------------------------------------------------------------
-    def hold(self, transaction: Callable[[], AbstractContextManager[Connection]], player_id: int,
-             game: str, stake: int) -> DebitIntent:
-        """Commit, on its own, the rollback of a new debit, due later unless cancelled."""
+    # -- the debit: held rollback, call, keep -------------------------------------------------
+    def hold(self, transaction: Callable[[], AbstractContextManager[Connection]], placeholder: dict[str, Any],
+             game: str) -> DebitIntent:
+        """Commit, on their own, the round's placeholder (status ``pending``: its id goes with the
+        debit) and the rollback of its debit, due later unless the round's transaction cancels it."""
         with transaction() as conn:
-            info = self.player(conn, player_id)
-            operator = self.settings.operator(info.operator)
-            hold_ms = operator.rollback_hold_s * 1000
-            intent = DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), hold_ms)
-            body = self.body(intent.transaction_id, None, info, stake, game)
-            mail.enqueue(conn, TARGET, "rollback", intent.transaction_id, {"operator": info.operator, "body": body},
-                         now=intent.held_at, hold_ms=hold_ms)
+            info = self.player(conn, placeholder["player_id"])
+            hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
+            now = self.now()
+            transaction_id = uuid.uuid4().hex
+            round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": transaction_id}).scalar_one()
+            intent = DebitIntent(transaction_id, info.operator, game, now, hold_ms, round_id, placeholder["stake"],
+                                 self.body(transaction_id, round_id, info, placeholder["stake"], game))
+            mail.enqueue(conn, TARGET, "rollback", transaction_id, {"operator": info.operator, "body": intent.body},
+                         now=now, hold_ms=hold_ms, round_id=round_id)
         with self._lock:
-            self._intents[intent.transaction_id] = intent
+            self._intents[transaction_id] = intent
         return intent
+
+    def send(self, intent: DebitIntent) -> None:
+        """Send the debit (no transaction open: a slow wallet holds up no other round); the
+        outcome is kept in the intent."""
+        intent.sent = True
+        try:
+            intent.balance = self.client(intent.operator).debit(intent.body)
+        except Declined as error:
+            intent.declined = error
+
+    def keep(self, conn: Connection, intent: DebitIntent) -> Declined | None:
+        """In the round's transaction: cancel the held rollback of a debit that succeeded (so
+        the cancellation commits with the round); why not, if it cannot be kept."""
+        if intent.declined is not None:
+            return intent.declined
+        # The held rollback must still be waiting: past half its hold the worker may be about to
+        # deliver it, and a debit it reverses must not be paid as a round.
+        if self.now() - intent.held_at > intent.hold_ms // 2 or not mail.cancel(conn, TARGET, intent.transaction_id):
+            return Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
+        intent.taken = True
+        return None
 
     def settle(self, transaction: Callable[[], AbstractContextManager[Connection]], intent: DebitIntent,
                committed: bool) -> None:
-        """After the round's transaction: a debit never sent needs no rollback; one sent whose
-        round did not commit with it taken is rolled back now."""
+        """After the round's transaction: a debit whose round did not commit with it taken is
+        rolled back now (its placeholder is made void when the wallet acknowledges)."""
         with self._lock:
             self._intents.pop(intent.transaction_id, None)
         if committed and intent.taken:
             return
         with transaction() as conn:
-            if not intent.sent:
-                mail.cancel(conn, TARGET, intent.transaction_id)
-            else:
-                mail.make_due(conn, TARGET, intent.transaction_id, self.now())
-        if intent.sent:
-            self.outbox.wake()
+            mail.make_due(conn, TARGET, intent.transaction_id, self.now())
+        self.outbox.wake()
 
     @staticmethod
     def body(transaction_id: str, round_id: int | None, info: PlayerInfo, amount: int, game: str) -> dict[str, Any]:
@@ -283,33 +309,21 @@ class SeamlessWallet:
 
     def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
               reference: str | None = None, now: int) -> int:
-        """Take a round's stake at the wallet (``reference``: the held intent's transaction id);
-        raises :class:`Declined` (the caller voids the round, :meth:`declined`)."""
+        """Record a stake the wallet took (``reference``: the debit's transaction id, kept by
+        :meth:`keep`); the wallet's balance."""
         intent = self._intents[reference]
-        info = self.player(conn, player_id)
-        body = self.body(intent.transaction_id, round_id, info, amount, intent.game)
-        intent.sent = True
-        balance = self.client(info.operator).debit(body)
-        # The held rollback must still be waiting: past half its hold the worker may be about
-        # to deliver it, and a debit it reverses must not be paid as a round.
-        if self.now() - intent.held_at > intent.hold_ms // 2 or not mail.cancel(conn, TARGET, reference):
-            raise Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
-        intent.taken = True
-        conn.execute(SET_BALANCE, {"p_player": player_id, "p_balance": balance})
+        conn.execute(SET_BALANCE, {"p_player": player_id, "p_balance": intent.balance})
         conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
                                  reference=None, created_at=now))
         conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": None})
-        return balance
+        return intent.balance
 
     def declined(self, conn: Connection, player_id: int, round_id: int, amount: int, reference: str,
                  now: int) -> None:
         """A debit that did not succeed: its round's stake and refund in the ledger (nothing
         moved), its rollback due now."""
-        for kind in ("stake", "refund"):
-            conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
-                                     reference=None, created_at=now))
-        conn.execute(update(outbox).where(outbox.c.target == TARGET, outbox.c.key == reference,
-                                          outbox.c.delivered_at.is_(None)).values(due_at=now, round_id=round_id))
+        void_entries(conn, player_id, round_id, amount, now)
+        mail.make_due(conn, TARGET, reference, now)
         conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": "rollback_pending"})
 
     def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
@@ -335,18 +349,30 @@ class SeamlessWallet:
 
     # -- the outbox's receiver ------------------------------------------------------------------
     def deliver(self, message: Message) -> dict[str, Any]:
-        body = dict(message.payload["body"])
-        if message.kind == "rollback" and body["round_id"] is None:
-            body["round_id"] = message.round_id  # a held rollback is written before its round exists
-        return self.client(message.payload["operator"]).deliver(message.kind, body)
+        return self.client(message.payload["operator"]).deliver(message.kind, message.payload["body"])
 
-    @staticmethod
-    def acknowledged(conn: Connection, message: Message, answer: dict[str, Any]) -> None:
-        if message.round_id is not None:
-            conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
-                wallet_status=SETTLED[message.kind]))
+    def acknowledged(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
+        if message.round_id is None:
+            return
+        if message.kind == "rollback":  # a round that never got past its debit is void now
+            pending = conn.execute(select(rounds.c.player_id, rounds.c.stake).where(
+                rounds.c.id == message.round_id, rounds.c.status == "pending")).first()
+            if pending is not None:
+                now = self.now()
+                void_entries(conn, pending.player_id, message.round_id, pending.stake, now)
+                conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
+                    status="void", finished_at=now, void_reason="the round did not complete after its debit "
+                    "(the server stopped or refused the request); the debit is rolled back"))
+        conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
+            wallet_status=SETTLED[message.kind]))
 
     def close(self) -> None:
         for client in self.clients.values():
             client.close()
 
+
+def void_entries(conn: Connection, player_id: int, round_id: int, amount: int, now: int) -> None:
+    """A void round's stake and refund in the ledger, as for every void round (nothing moved)."""
+    for kind in ("stake", "refund"):
+        conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                 reference=None, created_at=now))

@@ -32,7 +32,7 @@ from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, ha
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
-from slotforge.rgs.seamless import Declined, SeamlessWallet
+from slotforge.rgs.seamless import DebitIntent, Declined, SeamlessWallet
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.wallet import InternalWallet, Wallet
 
@@ -170,39 +170,60 @@ class Server:
         """The wallet that holds a round's money: the operator's once its debit was taken there."""
         return self.seamless if row.get("wallet_tx") else self.wallet
 
-    def staked(self, auth: Auth, game: str, stake: Decimal,
-               run: Callable[[str | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
-        """Run a request that takes a stake: ``run(debit)`` gets the transaction id of a seamless
-        player's debit, whose rollback is held (committed) before and settled after (see
-        :mod:`slotforge.rgs.seamless`); None for the internal wallet."""
-        if auth.wallet != "seamless":
+    def staked(self, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
+               run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+        """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
+        before the round's transaction with its rollback held (see :mod:`slotforge.rgs.seamless`);
+        None for the internal wallet, and for a request answered already or still running."""
+        if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
             return run(None)
-        intent = self.seamless.hold(self.transaction, auth.player_id, game, to_minor(stake, "bet"))
+        now = self.now()
+        with self.engine.connect() as conn:
+            balance = self.seamless.balance(conn, auth.player_id)
+        placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
+                           currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=to_minor(stake, "bet"),
+                           win=0, jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
+                           started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
+                           wallet_status="debit_pending")
+        intent = self.seamless.hold(self.transaction, placeholder, game)
         committed = False
         try:
-            answer = run(intent.transaction_id)
+            self.seamless.send(intent)
+            answer = run(intent)
             committed = True
             return answer
         finally:
             self.seamless.settle(self.transaction, intent, committed)
 
-    def take_stake(self, conn: Connection, row: dict[str, Any], debit: str | None, now: int) -> None:
-        """Debit the round's stake (raises :class:`Declined` from a seamless wallet)."""
-        wallet = self.wallet if debit is None else self.seamless
-        row["balance_after"] = wallet.debit(conn, row["player_id"], "stake", row["stake"], round_id=row["id"],
-                                            reference=debit, now=now)
-        row["wallet_tx"] = debit
+    def answered_or_running(self, auth: Auth, key: str) -> bool:
+        """Whether a request with this key has its answer stored, or runs in this process (so
+        that a retry sends no debit)."""
+        with self._flight_lock:
+            if (auth.player_id, key) in self._in_flight:
+                return True
+        with self.engine.connect() as conn:
+            return conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None
 
-    def declined(self, conn: Connection, row: dict[str, Any], debit: str, error: Declined,
+    def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
+        """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
+        wallet = self.wallet if debit is None else self.seamless
+        reference = None if debit is None else debit.transaction_id
+        row["balance_after"] = wallet.debit(conn, row["player_id"], "stake", row["stake"], round_id=row["id"],
+                                            reference=reference, now=now)
+        row["wallet_tx"] = reference
+
+    def declined(self, conn: Connection, row: dict[str, Any], debit: DebitIntent, error: Declined,
                  now: int) -> tuple[int, dict[str, Any]]:
         """A seamless debit that did not succeed: the round is void, its rollback delivered,
         nothing taken; 402 when the wallet said so, else 503."""
-        self.seamless.declined(conn, row["player_id"], row["id"], row["stake"], debit, now)
+        self.seamless.declined(conn, row["player_id"], row["id"], row["stake"], debit.transaction_id, now)
         reason = f"wallet: {error}"
         row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
-                   wallet_tx=debit, wallet_status="rollback_pending")
+                   wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
+                   record=json.dumps({"game": row["game"], "status": "void"}))
         conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
-            status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now))
+            status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
+            record=row["record"]))
         if error.code == "INSUFFICIENT_FUNDS":
             balance = {} if error.balance is None else {"balance": to_text(error.balance)}
             return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
@@ -213,9 +234,11 @@ class Server:
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
                     script: runner.Script | None, autoplay_id: int | None,
-                    debit: str | None = None) -> tuple[int, dict[str, Any]]:
+                    debit: DebitIntent | None = None) -> tuple[int, dict[str, Any]]:
         """Take the stake and play a new round (it stays open if it waits for a decision).
-        ``debit``: the transaction id of a seamless wallet's debit (:meth:`staked`)."""
+        ``debit``: a seamless wallet's debit, sent already (:meth:`staked`)."""
+        if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
+            raise in_progress()
         now = self.now()
         self.refuse_open_round(conn, auth.player_id, game.code)
         self.refuse_too_soon(player, auth.jurisdiction, now)
@@ -230,6 +253,12 @@ class Server:
                    currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
                    balance_before=player["balance"], balance_after=player["balance"] - stake,
                    autoplay_id=autoplay_id, started_at=now, finished_at=None, void_reason=None)
+        if debit is not None:  # the round's placeholder, sent with the debit
+            row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
+            refused = self.seamless.keep(conn, debit)
+            if refused is not None:
+                return self.declined(conn, row, debit, refused, now)
+            row["balance_before"] = debit.balance + stake  # the wallet's, as its answer to the debit implies
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
             record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
@@ -238,16 +267,10 @@ class Server:
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
             self.insert_round(conn, row, {"game": game.code, "bet": bet.as_json(), "status": "void"})
-            try:
-                self.take_stake(conn, row, debit, now)
-            except Declined as error:
-                return self.declined(conn, row, debit, error, now)
+            self.take_stake(conn, row, debit, now)
             return self.void(conn, row, "malfunction: the round function failed", now)
         self.insert_round(conn, row, record)
-        try:
-            self.take_stake(conn, row, debit, now)
-        except Declined as error:
-            return self.declined(conn, row, debit, error, now)
+        self.take_stake(conn, row, debit, now)
         if has_pool(game) and not auth.fun:
             self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now)
         if record["status"] == "complete":
@@ -315,8 +338,13 @@ class Server:
                      "refunded": True, "round": row["id"], "balance": to_text(balance)}
 
     def insert_round(self, conn: Connection, row: dict[str, Any], record: dict[str, Any]) -> None:
-        """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record."""
+        """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record.
+        A seamless round's placeholder (``row`` has its id) becomes the round."""
         row.update(status="awaiting" if record.get("status") == "awaiting" else "open", record=json.dumps(record))
+        if "id" in row:
+            fields = {name: value for name, value in row.items() if name in rounds.c and name != "id"}
+            conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(**fields))
+            return
         row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
 
     # -- refusals -------------------------------------------------------------------------------
