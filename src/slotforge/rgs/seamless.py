@@ -7,13 +7,18 @@ body))``, and the wallet answers ``{"balance": "..."}`` or ``{"error": CODE}`` (
 
 How a round's money stays exact whatever fails:
 
-- **The debit** happens inside the round's transaction, after a *held* rollback of it was
-  committed on its own (:meth:`SeamlessWallet.hold`): the rollback falls due
-  ``rollback_hold_s`` later unless the round's transaction cancels it, which it does when the
-  debit succeeded, so the cancellation commits exactly when the round does. A debit that times
-  out, fails or is refused is retried with the same transaction id, then its rollback is made due
-  at once and the round is void (402 or 503, nothing taken). A process killed between the debit
-  and the commit leaves the held rollback, which the next process delivers when it falls due.
+- **The debit** is sent before the round's transaction, with no lock held, so that a slow
+  wallet holds up no other round (on SQLite the round's transaction holds the database's one
+  write lock). First the round's placeholder (status ``pending``, whose id the debit carries) and
+  the debit's *held* rollback are committed on their own (:meth:`SeamlessWallet.hold`): the
+  rollback falls due ``rollback_hold_s`` later unless cancelled. The debit is retried with the
+  same transaction id (:meth:`WalletClient.debit`). Then the round's transaction keeps it
+  (:meth:`SeamlessWallet.keep` cancels the held rollback, so the cancellation commits exactly
+  when the round does) and plays the round in the placeholder; or, for a debit that timed out,
+  failed or was refused, voids the round and makes the rollback due at once (402 or 503,
+  nothing taken). If the round's transaction fails, or the process dies before it commits, the
+  rollback is delivered (at once, or when it falls due in the next process) and its
+  acknowledgement voids the placeholder.
 - **The credit** (every completed round's, a zero win included, so the wallet can close the
   round) and **the rollback of a void round** are written to the outbox in the round's
   transaction and delivered by its worker until the wallet acknowledges; the round shows
