@@ -230,3 +230,30 @@ def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(
     assert debit["status"] == "rolled_back" and debit["round_id"] == stored["id"]
     with server.engine.connect() as conn:
         assert audit(conn) == []
+
+
+def test_a_round_waiting_for_a_decision_is_credited_when_decided_and_a_voided_one_rolled_back(casino, wallet):
+    player = casino.player("0.00")  # the default jurisdiction: Dynasty offers the gamble after a win
+    wallet.deposit(player.player_id, "10.00")
+
+    def until_waiting() -> dict:
+        for _ in range(200):
+            answer = player.play()
+            assert answer.status_code == 200, answer.text
+            if answer.json()["round"]["status"] == "awaiting":
+                return answer.json()
+        raise AssertionError("no win in 200 rounds")
+
+    waiting = until_waiting()
+    assert waiting["round"]["wallet"]["status"] == "debited", "no credit before the round completes"
+    decided = player.post(f"/v1/rounds/{waiting['round']['id']}/decisions", {"choice": "collect"})
+    assert decided.status_code == 200 and decided.json()["round"]["wallet"]["status"] == "credit_pending"
+    voided = until_waiting()["round"]
+    answer = casino.operator("POST", f"/v1/operator/rounds/{voided['id']}/void", json={"reason": "malfunction"})
+    assert answer.status_code == 200 and answer.json()["round"]["wallet"]["status"] == "rollback_pending"
+    drain(casino.server)
+    assert player.get(f"/v1/rounds/{decided.json()['round']['id']}").json()["round"]["wallet"]["status"] == "settled"
+    assert player.get(f"/v1/rounds/{voided['id']}").json()["round"]["wallet"]["status"] == "rolled_back"
+    assert player.get("/v1/session").json()["balance"] == wallet.balance(player.player_id)
+    with casino.server.engine.connect() as conn:
+        assert audit(conn) == []

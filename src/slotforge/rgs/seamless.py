@@ -46,7 +46,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
-from sqlalchemy import Connection, Engine, bindparam, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.money import to_minor, to_text
@@ -69,6 +69,8 @@ ADD_BALANCE = (update(players).where(players.c.id == bindparam("p_player"))
                .values(balance=players.c.balance + bindparam("p_amount")).returning(players.c.balance))
 ROUND_WALLET = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
     wallet_tx=bindparam("p_tx"), wallet_status=bindparam("p_status"))
+PENDING_WINS = select(func.coalesce(func.sum(rounds.c.win), 0)).where(
+    rounds.c.player_id == bindparam("p_player"), rounds.c.wallet_status == "credit_pending")
 INSERT_PLACEHOLDER = insert(rounds).returning(rounds.c.id)
 ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
 
@@ -193,7 +195,9 @@ class DebitIntent:
     stake: int
     body: dict[str, Any]
     sent: bool = False
+    player_id: int = 0
     balance: int | None = None  # the wallet's answer to a debit that succeeded
+    shown: int | None = None  # the balance shown to the player after it
     declined: Declined | None = None  # or why it did not
     taken: bool = False  # succeeded, and its rollback cancelled in the round's transaction
 
@@ -262,7 +266,8 @@ class SeamlessWallet:
             transaction_id = uuid.uuid4().hex
             round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": transaction_id}).scalar_one()
             intent = DebitIntent(transaction_id, info.operator, game, now, hold_ms, round_id, placeholder["stake"],
-                                 self.body(transaction_id, round_id, info, placeholder["stake"], game))
+                                 self.body(transaction_id, round_id, info, placeholder["stake"], game),
+                                 player_id=placeholder["player_id"])
             mail.enqueue(conn, TARGET, "rollback", transaction_id, {"operator": info.operator, "body": intent.body},
                          now=now, hold_ms=hold_ms, round_id=round_id)
         with self._lock:
@@ -288,6 +293,11 @@ class SeamlessWallet:
         if self.now() - intent.held_at > intent.hold_ms // 2 or not mail.cancel(conn, TARGET, intent.transaction_id):
             return Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
         intent.taken = True
+        # The balance shown: the wallet's answer, and the wins on their way to it (a credit the
+        # wallet has not applied yet is not in its answer; one applied meanwhile is counted twice
+        # until the next debit's answer).
+        owed = conn.execute(PENDING_WINS, {"p_player": intent.player_id}).scalar_one()
+        intent.shown = intent.balance + owed
         return None
 
     def settle(self, transaction: Callable[[], AbstractContextManager[Connection]], intent: DebitIntent,
@@ -309,7 +319,7 @@ class SeamlessWallet:
 
     # -- the Wallet interface -------------------------------------------------------------------
     def balance(self, conn: Connection, player_id: int) -> int:
-        """The last balance the wallet reported, with this server's pending credits."""
+        """The balance the wallet reported for the last debit, with the wins credited since."""
         return conn.execute(select(players.c.balance).where(players.c.id == player_id)).scalar_one()
 
     def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
@@ -317,11 +327,11 @@ class SeamlessWallet:
         """Record a stake the wallet took (``reference``: the debit's transaction id, kept by
         :meth:`keep`); the wallet's balance."""
         intent = self._intents[reference]
-        conn.execute(SET_BALANCE, {"p_player": player_id, "p_balance": intent.balance})
+        conn.execute(SET_BALANCE, {"p_player": player_id, "p_balance": intent.shown})
         conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
                                  reference=None, created_at=now))
         conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": None})
-        return intent.balance
+        return intent.shown
 
     def declined(self, conn: Connection, player_id: int, round_id: int, amount: int, reference: str,
                  now: int) -> None:

@@ -258,7 +258,7 @@ class Server:
             refused = self.seamless.keep(conn, debit)
             if refused is not None:
                 return self.declined(conn, row, debit, refused, now)
-            row["balance_before"] = debit.balance + stake  # the wallet's, as its answer to the debit implies
+            row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
             record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
