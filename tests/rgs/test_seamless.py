@@ -246,6 +246,10 @@ def test_a_round_waiting_for_a_decision_is_credited_when_decided_and_a_voided_on
 
     waiting = until_waiting()
     assert waiting["round"]["wallet"]["status"] == "debited", "no credit before the round completes"
+    seen = len(wallet.books()["transactions"])
+    refused = player.play()
+    assert refused.status_code == 409 and refused.json()["error"] == "ROUND_IN_PROGRESS"
+    assert len(wallet.books()["transactions"]) == seen, "a round refused sends no debit"
     decided = player.post(f"/v1/rounds/{waiting['round']['id']}/decisions", {"choice": "collect"})
     assert decided.status_code == 200 and decided.json()["round"]["wallet"]["status"] == "credit_pending"
     voided = until_waiting()["round"]

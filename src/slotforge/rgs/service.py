@@ -178,8 +178,13 @@ class Server:
         if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
             return run(None)
         now = self.now()
-        with self.engine.connect() as conn:
-            balance = self.seamless.balance(conn, auth.player_id)
+        with self.engine.connect() as conn:  # what would refuse the round refuses it before the debit
+            player = dict(conn.execute(select(players).where(players.c.id == auth.player_id)).mappings().one())
+            self.refuse_open_round(conn, auth.player_id, game)
+            self.refuse_too_soon(player, auth.jurisdiction, now)
+            if autoplay_id is not None:
+                self.refuse_stopped_autoplay(conn, auth, autoplay_id)
+        balance = player["balance"]
         placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
                            currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=to_minor(stake, "bet"),
                            win=0, jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
