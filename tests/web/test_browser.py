@@ -138,7 +138,9 @@ def test_the_lobby_shows_every_game_with_its_rtp(page_for, served):
         assert card.locator("h2").inner_text() == game["name"]
         rtp = (Decimal(game["rtp"]) * 100).quantize(Decimal("0.01"))
         assert card.locator(".rtp").inner_text() == f"RTP {rtp}%"
-        assert "Volatility" in card.locator(".volatility").inner_text()
+        volatility = card.locator(".volatility").inner_text()  # from the PAR sheet, via the catalogue
+        assert volatility.startswith(f"Volatility: {game['volatility']['word']} ")
+        assert f"volatility index {game['volatility']['index']}, standard deviation {game['volatility']['std']}" in volatility
         assert card.locator(".picture svg").count() == 1
 
 
@@ -183,13 +185,30 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     if climbs:  # Rapunzel's tower shows where the Prince got to
         expected = f"level {climbs[-1]['level']} · wins ×{climbs[-1]['multiplier']}"
         assert page.get_by_label("Rapunzel's tower").inner_text() == expected
+        assert page.get_by_role("img", name=f"The Prince has climbed to level {climbs[-1]['level']} of 5").count() == 1
     respins = [e for e in events if e["type"] == "respins"]
     if respins:  # Moon of Fortune's Hold the Jackpot
         expected = f"{respins[-1]['left']} re-spins left · {respins[-1]['filled']} of 16 filled"
         assert page.get_by_label("Hold the Jackpot").inner_text() == expected
+    last = [step for step in round_["steps"] if step["screen"]][-1]  # the screen the page ends on
+    stickies = [e for e in last["events"] if e["type"] == "sticky_mystery"]
+    if stickies:  # Golden Grimoire's sticky mysteries stay marked through the free spins
+        assert set(marked(page, "sticky")) == {(p["row"] - 1, p["reel"] - 1) for p in stickies[-1]["positions"]}
+    if last["kind"] == "bonus" and code in ("moon-of-fortune", "divine-fortune"):  # the coins held
+        coins = {(r, x) for r, row in enumerate(last["screen"]) for x, symbol in enumerate(row) if symbol != "BLANK"}
+        assert set(marked(page, "held")) == coins
+        full = {(r, x) for r, row in enumerate(last["screen"]) if "BLANK" not in row for x in range(len(row))}
+        assert set(marked(page, "full")) == (full if code == "divine-fortune" else set())  # a full row wins a jackpot
+    folder = os.environ.get("SLOTFORGE_SCREENSHOTS")
+    scene = page.locator(".feature-meters .scene" if page.locator(".feature-meters .scene").count() else ".gamble")
+    if folder and page.locator(".feature-meters .scene, .gamble .card").count():  # docs/client.md shows the scenes
+        scene.first.screenshot(path=str(Path(folder) / f"scene-{feature.replace(' ', '-')}.png"), animations="disabled")
     beans = [e for e in events if e["type"] == "bean"]
-    if beans:
-        assert page.get_by_label("Beanstalk").inner_text() == f"level {beans[-1]['level']} of 8"
+    if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
+        level = beans[-1]["level"]
+        expected = f"level {level} of 8" if level <= 8 else "the top: pick a golden egg"
+        assert page.get_by_label("Beanstalk").inner_text() == expected
+        assert page.get_by_role("img", name=re.compile("^Jack has climbed")).count() == 1
 
 
 def test_a_reload_in_the_middle_of_a_decision_resumes_the_round(page_for, served):
@@ -438,3 +457,156 @@ def test_the_intro_screen_can_be_turned_off(page_for, served):
     page.reload()
     page.wait_for_selector("#app[data-ready=true]")
     assert page.get_by_role("dialog").count() == 0
+
+
+def marked(page, mark: str) -> dict[tuple[int, int], str]:
+    """The cells the page marks with ``mark``: (row, reel) -> the symbol shown."""
+    cells = page.locator(f".reels .cell[data-mark='{mark}'], .reels .cell.{mark}")
+    return {(int(cells.nth(i).get_attribute("data-row")), int(cells.nth(i).get_attribute("data-reel"))):
+            cells.nth(i).get_attribute("data-symbol") for i in range(cells.count())}
+
+
+def test_moon_of_fortunes_carried_stickies_are_marked_on_the_grid(page_for, served):
+    """A sticky won at one bet configuration is marked where it landed, kept on the grid after the
+    round and after a reload (GET /v1/session gives the carried state) for that configuration only,
+    and lands marked in the next round."""
+    page = page_for()
+    open_game(page, served, "moon-of-fortune", "?qa")
+    page.get_by_label("Chance Level").select_option("2")
+    page.get_by_label("Volatility").select_option("high")
+    round_ = spin(page, example("moon-of-fortune-sticky"))["round"]
+    while round_["status"] == "awaiting":
+        round_ = decide(page, "collect")["round"]
+    stickies = [e for e in round_["steps"][0]["events"] if e["type"] == "sticky"]
+    assert [(e["cell"], e["symbol"]) for e in stickies] == [(0, "MYSTERY")]
+    assert marked(page, "sticky") == {(0, 0): "MYSTERY"}
+    held = round_["state"]["1.00/x2/high"]["held"]
+    kept = {(h["cell"] // 4, h["cell"] % 4): h["symbol"] for h in held}
+    assert (0, 0) in kept and marked(page, "carried") == kept
+
+    page.reload()
+    page.wait_for_selector("#app[data-ready=true]")
+    token = page.evaluate("JSON.parse(sessionStorage.getItem('slotforge.session')).token")
+    session = httpx.get(f"{served.url}/v1/session", headers={"Authorization": f"Bearer {token}"}).json()
+    assert session["carried_state"]["moon-of-fortune"] == round_["state"]
+    assert marked(page, "carried") == {}  # the default bet configuration keeps nothing
+    page.get_by_label("Chance Level").select_option("2")
+    page.get_by_label("Volatility").select_option("high")
+    assert marked(page, "carried") == kept
+    for cell in held:
+        if cell["symbol"] == "CASH":  # a held CASH keeps its value (x bet 1.00)
+            value = page.locator(f".cell[data-row='{cell['cell'] // 4}'][data-reel='{cell['cell'] % 4}'] .value")
+            assert amount(value.inner_text()) == cell["value"]
+    nxt = spin(page)["round"]
+    while nxt["status"] == "awaiting":
+        nxt = decide(page, "collect")["round"]
+    assert nxt["steps"][0]["screen"][0][0] == "MYSTERY"
+    after = {(h["cell"] // 4, h["cell"] % 4): h["symbol"] for h in (nxt["state"] or {}).get("1.00/x2/high", {}).get("held", [])}
+    assert marked(page, "carried") == after
+
+
+FOCUSED = """(() => { const e = document.activeElement;
+  return e && e !== document.body ? (e.getAttribute('aria-label') || e.labels?.[0]?.textContent.trim() || e.textContent.trim()) : null })()"""
+
+
+def tab_to(page, name: str, key: str = "Tab", limit: int = 40) -> list[str | None]:
+    """Press ``key`` until the control named ``name`` has the focus; the names passed on the way."""
+    passed = []
+    for _ in range(limit):
+        page.keyboard.press(key)
+        passed.append(page.evaluate(FOCUSED))
+        if passed[-1] == name:
+            return passed
+    raise AssertionError(f"{name!r} not reached with {key}: {passed}")
+
+
+def test_a_round_with_a_decision_played_with_the_keyboard_only(page_for, served):
+    """Every control is in the Tab order; Enter and Space press buttons; the decision's buttons
+    take the focus and SPIN gets it back; Escape closes a dialog and gives the focus back."""
+    page = page_for()
+    open_game(page, served, "dynasty", "?qa")
+    page.get_by_label("QA script").fill(json.dumps(example("dynasty-gamble")))  # the test's harness, not a control
+    order = [name for name in tab_to(page, "Spin") if name]  # from the QA field, round the page to SPIN
+    assert order == ["Lobby", "Paytable", "History", "Settings", "Lines", "Coins Per Line", "Coin Value", "Max bet",
+                     "Autoplay", "Spin"]
+    before = balance(page)
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.keyboard.press("Enter")
+    round_ = answer.value.json()["round"]
+    shown(page, round_["id"])
+    assert page.evaluate(FOCUSED) == "Collect"  # the decision's first option has the focus
+    tab_to(page, "Red")
+    with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+        page.keyboard.press("Enter")
+    shown(page, round_["id"])
+    expect(page.get_by_role("img", name="Drawn: HEARTS")).to_be_visible()
+    assert page.evaluate(FOCUSED) == "Collect"
+    with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+        page.keyboard.press("Space")
+    finished = answer.value.json()["round"]
+    shown(page, finished["id"])
+    assert finished["status"] == "complete" and finished["inputs"]["choices"] == ["red", "collect"]
+    check_paid(page, before, finished)
+    expect(page.locator(".gamble .card")).to_have_count(1)  # one card drawn, turned over once
+    expect(page.get_by_role("button", name="Spin")).to_be_focused()  # ready for the next round
+
+    tab_to(page, "Settings", "Shift+Tab")
+    page.keyboard.press("Enter")
+    settings = page.get_by_role("dialog", name="Settings")
+    expect(settings).to_be_visible()
+    tab_to(page, "Spacebar to spin")
+    page.keyboard.press("Space")
+    assert json.loads(page.evaluate("localStorage.getItem('slotforge.settings')"))["spacebar"] is False
+    page.keyboard.press("Escape")
+    expect(settings).to_have_count(0)
+    assert page.evaluate(FOCUSED) == "Settings"
+    tab_to(page, "Autoplay")
+    page.keyboard.press("Space")
+    expect(page.get_by_role("dialog", name="Autoplay")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog", name="Autoplay")).to_have_count(0)
+    assert page.evaluate(FOCUSED) == "Autoplay"
+
+
+TAPPABLE = """[...document.querySelectorAll('button, a, select, summary, input, textarea')]
+  .filter((e) => e.getClientRects().length && getComputedStyle(e).visibility !== 'hidden')
+  .map((e) => { const target = e.type === 'checkbox' ? e.closest('label') : e; const r = target.getBoundingClientRect();
+                return [e.getAttribute('aria-label') || e.name || e.textContent.trim(), Math.round(r.width), Math.round(r.height)] })"""
+
+
+def small_targets(page) -> list:
+    return [t for t in page.evaluate(TAPPABLE) if t[1] < 44 or t[2] < 44]
+
+
+def test_a_round_with_a_decision_played_by_touch_on_a_phone(page_for, served):
+    """Phone portrait with a touch screen: every control is at least 44 px each way, and a round
+    with a decision is played with taps."""
+    viewport, _ = VIEWS["phone"]
+    page = page_for(viewport=viewport, mobile=True)
+    page.goto(f"{served.url}/?qa")
+    page.wait_for_selector("#app[data-ready=true]")
+    assert small_targets(page) == []
+    page.get_by_role("button", name="Play Dynasty for fun").tap()
+    page.wait_for_url("**/play/dynasty*")
+    page.wait_for_selector("#app[data-ready=true]")
+    assert small_targets(page) == []
+    page.get_by_label("QA script").fill(json.dumps(example("dynasty-gamble")))
+    before = balance(page)
+    with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
+        page.get_by_role("button", name="Spin").tap()
+    round_ = answer.value.json()["round"]
+    shown(page, round_["id"])
+    assert small_targets(page) == []  # the decision's buttons too
+    for choice in ["red", "collect"]:
+        with page.expect_response(lambda r: "/decisions" in r.url) as answer:
+            page.locator(f".decisions button[data-choice='{choice}']").tap()
+        shown(page, round_["id"])
+    finished = answer.value.json()["round"]
+    assert finished["inputs"]["choices"] == ["red", "collect"]
+    check_paid(page, before, finished)
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+    for menu in ["Settings", "Paytable"]:
+        page.get_by_role("button", name=menu).tap()
+        assert small_targets(page) == [], menu
+        page.get_by_role("dialog").get_by_role("button", name="Close").tap()
+        expect(page.get_by_role("dialog")).to_have_count(0)

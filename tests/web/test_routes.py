@@ -4,6 +4,7 @@ and the public catalogue and models the pages read."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -12,6 +13,7 @@ from slotforge.engine.model import paylines
 from slotforge.games import game_codes, load_game
 from slotforge.rgs.app import create_app
 from slotforge.rgs.settings import load_settings
+from slotforge.rgs.volatility import volatility, word
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +41,16 @@ def test_the_pages_assets_are_served(client):
         assert len(answer.content) > 100
 
 
-def test_a_game_the_server_does_not_offer_has_no_page(client):
-    answer = client.get("/play/no-such-game")
+def test_a_game_the_server_does_not_offer_has_a_page_for_people_that_says_so(client):
+    answer = client.get("/play/<b>no-such-game<i>")
+    assert answer.status_code == 404
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "No such game" in answer.text and '<a href="/">Back to the lobby</a>' in answer.text
+    assert "&lt;b&gt;no-such-game&lt;i&gt;" in answer.text and "<b>no-such" not in answer.text  # escaped
+
+
+def test_the_apis_paths_keep_their_json_errors(client):
+    answer = client.get("/v1/games/no-such-game")
     assert answer.status_code == 403
     assert answer.json()["error"] == "GAME_NOT_ALLOWED"
 
@@ -73,3 +83,29 @@ def test_a_count_pays_game_has_no_paylines(client):
     assert model["paylines"] == []
     assert model["count_pays"]["LANTERN"]["16"] == "200"
     assert model["decisions"] == {"gamble": ["collect", "sun", "moon"]}
+
+
+def test_the_catalogue_gives_each_games_volatility_from_its_par_sheet(client):
+    sheets = Path(__file__).resolve().parents[2] / "docs" / "par"
+    for entry in client.get("/v1/games").json()["games"]:
+        found = entry["volatility"]
+        sheet = (sheets / f"{entry['code']}.md").read_text()
+        assert (f"Standard deviation of one round: {found['std']} x total bet. Volatility index (z x standard "
+                f"deviation): **{found['index']}** at 90% confidence") in sheet
+    moon = client.get("/v1/games/moon-of-fortune").json()["volatility"]
+    assert len(moon["by_bet"]) == 12  # 4 chance levels x 3 volatility levels, each simulated
+    assert {"bet": "chance_level 6, volatility low", "index": "7.33", "word": "medium"} in moon["by_bet"]
+
+
+def test_volatility_words_follow_the_index_bands(tmp_path):
+    sheet = ("# X\n\n## Volatility and what a player sees\n\nStandard deviation of one round: 2.000 x total bet. "
+             "Volatility index (z x standard deviation): **3.29** at 90% confidence, 3.92 at 95%.\n\n"
+             "## RTP per bet configuration\n\n| bet | simulated RTP (99%) | hit frequency | volatility index (90%) |\n"
+             "|---|---|---|---|\n| level 1 | 95.0000% ± 0.1 percentage points | 30.00% | 3.29 |\n"
+             "| level 2 | 95.0000% ± 0.1 percentage points | 30.00% | 16.45 |\n\n## Next\n")
+    (tmp_path / "x.md").write_text(sheet)
+    assert volatility("x", tmp_path) == {"word": "low", "std": "2.000", "index": "3.29", "by_bet": [
+        {"bet": "level 1", "index": "3.29", "word": "low"}, {"bet": "level 2", "index": "16.45", "word": "high"}]}
+    assert [word(i) for i in ("4.99", "5.00", "9.99", "10.00", "14.99", "15.00")] == [
+        "low", "medium", "medium", "medium-high", "medium-high", "high"]
+    assert volatility("no-sheet", tmp_path) is None  # an installed package has no docs/par

@@ -1,5 +1,7 @@
 // Small helpers for building the page.
 
+import type { Volatility } from "./types";
+
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   props: Record<string, string | boolean | number | undefined> = {},
@@ -23,15 +25,25 @@ export function humanize(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** A modal dialog with a title and a close button; resolves when it closes. */
+/** Open ``box`` as a modal dialog (Escape closes it) and give the focus back to what had it when
+ * it closes, so that a keyboard player goes on where they were. */
+export function openModal(box: HTMLDialogElement): HTMLDialogElement {
+  const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+  box.addEventListener("close", () => {
+    box.remove();
+    if (opener?.isConnected) opener.focus();
+  });
+  document.body.append(box);
+  box.showModal();
+  return box;
+}
+
+/** A modal dialog with a title and a close button. */
 export function dialog(title: string, body: Node, buttons: HTMLButtonElement[] = []): HTMLDialogElement {
   const close = h("button", { class: "close", "aria-label": "Close", text: "×" });
   const box = h("dialog", { "aria-label": title }, h("header", {}, h("h2", { text: title }), close), body, buttons.length ? h("footer", {}, ...buttons) : null);
   close.addEventListener("click", () => box.close());
-  box.addEventListener("close", () => box.remove());
-  document.body.append(box);
-  box.showModal();
-  return box;
+  return openModal(box);
 }
 
 export function clock(seconds: number): string {
@@ -39,4 +51,13 @@ export function clock(seconds: number): string {
   const mm = Math.floor((seconds % 3600) / 60);
   const ss = Math.floor(seconds % 60);
   return [hh, mm, ss].map((n) => String(n).padStart(2, "0")).join(":");
+}
+
+/** A game's volatility in words, as its PAR sheet gives it. */
+export function volatilityText(v: Volatility | null): string {
+  if (!v) return "see the game's PAR sheet";
+  const spread = `volatility index ${v.index}, standard deviation ${v.std} × stake per round`;
+  if (!v.by_bet.length) return `${v.word} (${spread})`;
+  const indexes = v.by_bet.map((b) => Number(b.index));
+  return `${v.word} at the default bet (${spread}); index ${Math.min(...indexes).toFixed(2)} to ${Math.max(...indexes).toFixed(2)} across the bets`;
 }

@@ -3,7 +3,7 @@
 
 import { ApiError, explain, request, storedSession } from "./api";
 import { betFields, betOf, type BetField } from "./bets";
-import { clock, h, humanize } from "./dom";
+import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
 import { openAutoplay, openHistory, openPaytable, openSettings, showIntro, type AutoplayPlan } from "./panels";
 import { Reels, frameTimes } from "./reels";
@@ -29,6 +29,11 @@ export class GamePage {
   private startedAt = Date.now();
   private nextRealityCheck = 0; // session seconds
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
+  private carried: Record<string, unknown>; // the state this game carries to the player's next round
+  private drawnCards: string[] = [];
+  private refocusSpin = false; // give SPIN the focus back once it can be pressed again
+  private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started // the gamble's cards drawn this round
+  private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
   private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
   private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
@@ -59,6 +64,7 @@ export class GamePage {
     this.screen = screenFor(model.code, model.name);
     this.balance = session.balance;
     this.net = session.net_position;
+    this.carried = session.carried_state?.[model.code] ?? {};
     const game = session.games.find((g) => g.code === model.code);
     this.fields = betFields(game?.bet ?? model.bet, this.screen.betValues);
     const kinds = Object.fromEntries(model.symbols.map((s) => [s.code, s.kind]));
@@ -67,6 +73,7 @@ export class GamePage {
     this.root.style.setProperty("--ratio", String(model.grid.reels / model.grid.rows));
     this.render();
     this.resume();
+    if (!this.open) this.showCarried();
     this.refresh();
     setInterval(() => this.tick(), 1000);
     if (this.model.jackpot || this.screen.jackpots) {
@@ -164,6 +171,7 @@ export class GamePage {
       field.value = field.values[index];
       this.showMeters();
       this.renderJackpots();
+      this.showCarried();
     });
     return h("label", { class: "bet" }, h("span", { text: field.label }), select);
   }
@@ -175,6 +183,27 @@ export class GamePage {
     });
     this.showMeters();
     this.renderJackpots();
+    this.showCarried();
+  }
+
+  /** The symbols the game keeps for the next round at this bet (stickies), on their cells and
+   * marked, while the reels rest. */
+  private showCarried(): void {
+    this.reels.unmark("carried");
+    const kept = this.keptCells();
+    for (const [key, { symbol, value }] of kept) {
+      const [row, reel] = key.split(",").map(Number);
+      this.reels.place(row, reel, symbol);
+      if (value) this.reels.label(row, reel, value);
+    }
+    this.reels.mark(new Map([...kept.keys()].map((key) => [key, "carried"])));
+  }
+
+  /** The cells the carried state keeps at the current bet: "row,reel" -> symbol and value. */
+  private keptCells(): Map<string, { symbol: string; value?: string }> {
+    const reels = this.model.grid.reels;
+    const held = this.screen.carried?.(this.carried, betOf(this.fields)) ?? [];
+    return new Map(held.map(({ cell, ...kept }) => [`${Math.floor(cell / reels)},${cell % reels}`, kept]));
   }
 
   private maxBet(): void {
@@ -263,7 +292,17 @@ export class GamePage {
     this.root.dataset.busy = String(this.busy || !!this.open);
     for (const select of this.ui.bets.querySelectorAll("select")) select.disabled = this.busy || !!this.open || !!this.autoplay;
     this.ui.maxBet.toggleAttribute("disabled", this.busy || !!this.open || !!this.autoplay);
+    if (this.refocusSpin && !this.ui.spin.disabled && !this.open && !this.busy) {
+      this.refocusSpin = false;
+      if (this.focusLost()) this.ui.spin.focus();
+    }
     if (waiting) setTimeout(() => this.refresh(), Math.min(wait, 250));
+  }
+
+  /** Whether the keyboard's focus is nowhere (on a button that went away or was disabled). */
+  private focusLost(): boolean {
+    const active = document.activeElement;
+    return !active || active === document.body || !active.isConnected || this.ui.decisions.contains(active);
   }
 
   private say(text: string): void {
@@ -271,6 +310,7 @@ export class GamePage {
   }
 
   private async spinOrStop(): Promise<void> {
+    this.refocusSpin = true;
     if (this.autoplay) return this.stopAutoplay("player");
     if (this.busy) {
       if (this.reels.spinning && this.rules.turbo) this.reels.stopNow();
@@ -284,6 +324,7 @@ export class GamePage {
   private async play(autoplayId?: number): Promise<boolean> {
     this.busy = true;
     this.say("");
+    this.keptBefore = this.keptCells();
     this.clearRound();
     this.refresh();
     const body: Record<string, unknown> = { game: this.model.code, bet: betOf(this.fields) };
@@ -314,6 +355,7 @@ export class GamePage {
 
   private async decide(choice: string): Promise<void> {
     if (!this.open || this.busy) return;
+    this.refocusSpin = true;
     const round = this.open;
     this.busy = true;
     this.ui.decisions.replaceChildren();
@@ -339,21 +381,31 @@ export class GamePage {
     this.ui.gamble.replaceChildren();
     this.reels.highlight(new Set());
     this.values.clear();
+    this.sceneEvents.clear();
+    this.drawnCards = [];
     this.meters.replaceChildren();
   }
 
-  /** Show a feature's progress as its events move it (one meter per name, the latest value). */
+  /** Show a feature's progress as its events move it (one meter per name, the latest value),
+   * drawn as a scene where the game's screen has one for it. */
   private moveMeters(events: Step["events"]): void {
     for (const event of events) {
       const meter = this.screen.meter?.(event);
       if (!meter) continue;
       const [name, text] = meter;
-      let output = this.meters.querySelector<HTMLOutputElement>(`output[aria-label="${name}"]`);
-      if (!output) {
-        output = h("output", { "aria-label": name });
-        this.meters.append(h("div", { class: "jackpot" }, h("span", { text: name }), output));
+      let box = [...this.meters.children].find((child) => (child as HTMLElement).dataset.meter === name) as HTMLElement | undefined;
+      if (!box) {
+        const scene = this.screen.scenes?.[name];
+        box = h(scene ? "figure" : "div", { class: scene ? "scene" : "jackpot", "data-meter": name }, scene ? h("div", { class: "picture" }) : null);
+        box.append(h(scene ? "figcaption" : "span", { text: name }), h("output", { "aria-label": name }));
+        this.meters.append(box);
       }
-      output.textContent = text;
+      box.querySelector("output")!.textContent = text;
+      const draw = this.screen.scenes?.[name];
+      if (!draw) continue;
+      const told = [...(this.sceneEvents.get(name) ?? []), event];
+      this.sceneEvents.set(name, told);
+      box.querySelector(".picture")!.innerHTML = draw(told, this.model);
     }
   }
 
@@ -382,8 +434,13 @@ export class GamePage {
 
   private finishRound(round: RoundRecord): void {
     this.ui.decisions.replaceChildren();
+    this.ui.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
     this.lastWin = round.total_win;
     if (round.status === "complete") this.net = add(this.net, sub(round.total_win, round.total_bet));
+    if (round.status === "complete" && round.state) {
+      this.carried = round.state;
+      this.showCarried();
+    }
     const win = toMinor(round.total_win);
     if (win > 0n) {
       // No celebration for a win that does not exceed the stake (it is not a gain).
@@ -400,7 +457,11 @@ export class GamePage {
     if (!awaiting) return;
     const labels = this.screen.optionLabels ?? {};
     const buttons = awaiting.options.map((option) => {
-      const b = h("button", { class: "choice", "data-choice": option, text: labels[option] ?? humanize(option) });
+      const art = this.screen.optionArt?.(option);
+      const label = labels[option] ?? humanize(option);
+      const b = h("button", { class: "choice", "data-choice": option, "aria-label": label });
+      if (art) b.append(h("span", { class: "pick", "aria-hidden": "true", html: `<svg viewBox="0 0 40 40">${art}</svg>` }));
+      b.append(label);
       b.addEventListener("click", () => void this.decide(option));
       return b;
     });
@@ -408,6 +469,10 @@ export class GamePage {
     const told = round.steps.at(-1)?.events.map((e) => describeEvent(e, this.screen)).filter(Boolean).at(-1);
     const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
     this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
+    // A gamble not yet played shows its card face down.
+    if (awaiting.decision === "gamble" && !this.ui.gamble.childElementCount) {
+      this.ui.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));
+    }
     buttons[0]?.focus();
   }
 
@@ -436,8 +501,21 @@ export class GamePage {
       const cells = new Set<string>();
       for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
+      this.reels.mark(this.screen.marks?.(step, this.model) ?? new Map());
+      if (!later) {
+        // The symbols carried into this round land where they were kept.
+        const kept = [...this.keptBefore].filter(([key, { symbol }]) => step.screen[Number(key.split(",")[0])]?.[Number(key.split(",")[1])] === symbol);
+        this.reels.mark(new Map(kept.map(([key]) => [key, "carried"])));
+        for (const [key, { value }] of kept) {
+          if (!value || this.values.has(key)) continue;
+          this.values.set(key, value);
+          const [row, reel] = key.split(",").map(Number);
+          this.reels.label(row, reel, value);
+        }
+      }
     }
-    if (whole.kind === "gamble" && !whole.screen.length) this.showGamble(whole);
+    // A gamble's card is drawn once: a step that only goes on (a collect) keeps it.
+    if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
     this.moveMeters(step.events);
     for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
     for (const event of step.events) {
@@ -460,12 +538,21 @@ export class GamePage {
     return held;
   }
 
+  /** A gamble's card turns over to show what was drawn; the cards drawn before it this round
+   * lie face up beside it. */
   private showGamble(step: Step): void {
     const shown = step.card ?? step.drawn ?? "";
     const last = [...step.events].reverse().find((e) => e.type === "gamble") as { choice?: string; won?: boolean } | undefined;
-    const card = h("div", { class: `card ${shown.toLowerCase()}`, "aria-label": `Drawn: ${shown}`, text: shown });
-    this.ui.gamble.replaceChildren(card);
-    if (last) this.ui.gamble.append(h("p", { text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
+    const face = (drawn: string) => this.screen.gambleFace?.(drawn) ?? `<span>${drawn}</span>`;
+    const earlier = this.drawnCards.map((drawn) => h("div", { class: "card small", html: face(drawn) }));
+    const card = h(
+      "div",
+      { class: `card ${shown.toLowerCase()}`, role: "img", "aria-label": `Drawn: ${shown}` },
+      h("div", { class: "flip" }, h("div", { class: "card-back", "aria-hidden": "true" }), h("div", { class: "card-face", html: face(shown) })),
+    );
+    this.drawnCards.push(shown);
+    this.ui.gamble.replaceChildren(...earlier, card);
+    if (last) this.ui.gamble.append(h("p", { class: last.won ? "won" : "lost", text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
   }
 
   private resume(): void {
@@ -478,8 +565,7 @@ export class GamePage {
       for (const win of last.wins) for (const cell of winCells(win, last.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
     }
-    const gamble = [...round.steps].reverse().find((s) => s.kind === "gamble");
-    if (gamble) this.showGamble(gamble);
+    for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.showGamble(step);
     for (const step of round.steps) this.moveMeters(step.events);
     this.open = round;
     this.root.dataset.round = String(round.id);
@@ -541,9 +627,7 @@ export class GamePage {
     box.append(h("h2", { text: "Reality check" }), body, h("footer", {}, go, leave));
     go.addEventListener("click", () => box.close());
     leave.addEventListener("click", () => location.assign("/"));
-    box.addEventListener("close", () => box.remove());
-    document.body.append(box);
-    box.showModal();
+    openModal(box);
   }
 }
 

@@ -1,7 +1,7 @@
 // The lobby: every game the server offers, with its picture, RTP and volatility.
 
 import { explain, request, storeSession, storedSession } from "./api";
-import { h } from "./dom";
+import { h, volatilityText } from "./dom";
 import { screenFor } from "./screens";
 import type { CatalogueEntry } from "./types";
 
@@ -37,7 +37,7 @@ export async function openLobby(root: HTMLElement): Promise<void> {
       h("div", { class: "picture", html: screen.picture }),
       h("h2", { text: game.name }),
       h("p", { class: "rtp", text: `RTP ${percent(game.rtp)}` }),
-      h("p", { class: "volatility", text: `Volatility: ${screen.volatility}` }),
+      h("p", { class: "volatility", text: `Volatility: ${volatilityText(game.volatility)}` }),
       game.jackpot ? h("p", { class: "jackpot", text: "Progressive jackpot" }) : null,
       play,
     );

@@ -2,7 +2,7 @@
 
 import { explain, request } from "./api";
 import { symbolSvg } from "./art";
-import { dialog, h, humanize } from "./dom";
+import { dialog, h, humanize, openModal, volatilityText } from "./dom";
 import { formatMoney } from "./money";
 import { describeEvent, describeWin } from "./rounds";
 import type { GameScreen } from "./screens/screen";
@@ -44,7 +44,7 @@ function paylineGrid(line: number[], rows: number, index: number): HTMLElement {
 /** The paytable and rules, generated from the model, with the RTP. */
 export function openPaytable(model: GameModel, screen: GameScreen, bet: Record<string, string | number>, currency: string): void {
   const body = h("div", { class: "paytable" });
-  body.append(h("p", { class: "rtp", text: `Return to player: ${percent(model.rtp)} (model ${model.model}). Volatility: ${screen.volatility}.` }));
+  body.append(h("p", { class: "rtp", text: `Return to player: ${percent(model.rtp)} (model ${model.model}). Volatility: ${volatilityText(model.volatility)}.` }));
   const stake = screen.stake(bet);
   if (stake) body.append(h("p", { text: `Your stake: ${formatMoney(stake, currency)}.` }));
   if (model.line_pays && Object.keys(model.line_pays).length) body.append(payTable("Line pays", model.line_pays, model, screen, "coins per line, left to right"));
@@ -210,7 +210,7 @@ export function showIntro(model: GameModel, screen: GameScreen, settings: Settin
   box.setAttribute("aria-label", `${model.name} intro`);
   box.append(
     h("div", { class: "picture", html: screen.picture }),
-    h("p", { text: `Return to player ${percent(model.rtp)} · volatility ${screen.volatility}` }),
+    h("p", { text: `Return to player ${percent(model.rtp)} · volatility ${volatilityText(model.volatility)}` }),
     h("label", { class: "setting" }, again, h("span", { text: "Show this screen next time" })),
     go,
   );
@@ -219,7 +219,5 @@ export function showIntro(model: GameModel, screen: GameScreen, settings: Settin
     saveSettings(settings);
     box.close();
   });
-  box.addEventListener("close", () => box.remove());
-  document.body.append(box);
-  box.showModal();
+  openModal(box);
 }

@@ -167,6 +167,38 @@ export class Reels {
     this.element.classList.toggle("has-wins", cells.size > 0);
   }
 
+  /** Put ``code`` on one cell of the screen at rest. */
+  place(row: number, reel: number, code: string): void {
+    const cell = this.cell(row, reel);
+    if (!cell || this.screen[row]?.[reel] === code) return;
+    this.screen = this.screen.map((line, r) => line.map((c, x) => (r === row && x === reel ? code : c)));
+    cell.dataset.symbol = code;
+    cell.innerHTML = this.svg(code);
+    this.element.dataset.screen = JSON.stringify(this.screen);
+  }
+
+  /** Take a mark off every cell. */
+  unmark(name: string): void {
+    this.element.querySelectorAll(`.cell.${name}`).forEach((cell) => {
+      cell.classList.remove(name);
+      delete (cell as HTMLElement).dataset.mark;
+      cell.removeAttribute("aria-label");
+    });
+  }
+
+  /** Mark cells (``row,reel`` -> marks: "held", "sticky", "held full"); a marked cell says so to a
+   * screen reader. */
+  mark(marks: Map<string, string>): void {
+    for (const [key, name] of marks) {
+      const [row, reel] = key.split(",").map(Number);
+      const cell = this.cell(row, reel);
+      if (!cell) continue;
+      cell.classList.add(...name.split(" "));
+      cell.dataset.mark = name;
+      cell.setAttribute("aria-label", `${cell.dataset.symbol} (${name})`);
+    }
+  }
+
   /** Write a value on a cell (a CASH value, a bonus amount). */
   label(row: number, reel: number, text: string): void {
     const cell = this.cell(row, reel);

@@ -34,7 +34,8 @@ export function describeWin(win: Win): string {
   return `${what}${times}: ${win.amount}`;
 }
 
-const QUIET = new Set(["landed", "screen"]);
+// Events that only move the picture or record a draw of the random number generator.
+const QUIET = new Set(["landed", "screen", "draw"]);
 
 /** What an event says to the player, or null for one that only moves the picture. */
 export function describeEvent(event: GameEvent, screen: GameScreen): string | null {

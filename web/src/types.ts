@@ -39,6 +39,7 @@ export interface RoundRecord {
   jackpot_win: string;
   currency: string;
   started_at: string;
+  state?: Record<string, unknown>; // carried to the player's next round (after this one)
   inputs?: { choices?: string[] };
 }
 
@@ -79,6 +80,17 @@ export interface Session {
   open_rounds: RoundRecord[];
   net_position: string;
   elapsed_s: number;
+  /** The state each game carries between this player's rounds (Moon of Fortune's stickies). */
+  carried_state?: Record<string, Record<string, unknown>>;
+}
+
+/** A game's volatility from its PAR sheet (the server reads it): the index at 90% and the
+ * standard deviation of one round (x stake), per bet configuration where they differ. */
+export interface Volatility {
+  word: string;
+  std: string;
+  index: string;
+  by_bet: { bet: string; index: string; word: string }[];
 }
 
 export interface CatalogueEntry {
@@ -88,6 +100,7 @@ export interface CatalogueEntry {
   model: string;
   grid: { rows: number; reels: number };
   jackpot: boolean;
+  volatility: Volatility | null;
 }
 
 export interface GameModel extends CatalogueEntry {

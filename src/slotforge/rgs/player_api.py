@@ -18,7 +18,7 @@ from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
 from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
-from slotforge.rgs.schema import autoplays, rounds
+from slotforge.rgs.schema import autoplays, carried_state, rounds
 from slotforge.rgs.seamless import DebitIntent
 from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view, server_of
 
@@ -80,7 +80,8 @@ def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
 
 @router.get("/session")
 def session(auth: Player, request: Request) -> dict[str, Any]:
-    """The player, balance, jurisdiction rules, the games and their bets, any open rounds."""
+    """The player, balance, jurisdiction rules, the games and their bets, any open rounds, and the
+    state carried between rounds of the games that keep one (Moon of Fortune's stickies)."""
     server = server_of(request)
     server.complete_stale_rounds(auth.player_id)
     now = server.now()
@@ -90,6 +91,8 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
             rounds.c.player_id == auth.player_id, rounds.c.status == "awaiting")).mappings().all()
         net = conn.execute(select(func.coalesce(func.sum(rounds.c.win - rounds.c.stake), 0)).where(
             rounds.c.session_id == auth.session_id, rounds.c.status == "complete")).scalar_one()
+        carried = conn.execute(select(carried_state.c.game, carried_state.c.state).where(
+            carried_state.c.player_id == auth.player_id)).all()
     return {
         "player": auth.player_id,
         "currency": auth.currency,
@@ -101,6 +104,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
         "open_rounds": [round_view(row) for row in open_rounds],
         "net_position": to_signed_text(int(net)),
         "elapsed_s": (now - auth.started_at) // 1000,
+        "carried_state": {game: json.loads(state) for game, state in carried if game in server.games},
     }
 
 

@@ -4,12 +4,13 @@ game catalogue and models the pages read before any session exists."""
 
 from __future__ import annotations
 
+from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from slotforge.engine.game import Game
@@ -17,6 +18,7 @@ from slotforge.engine.model import paylines
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.jackpots import has_pool
 from slotforge.rgs.service import server_of
+from slotforge.rgs.volatility import volatility
 
 router = APIRouter()
 # The model's fields a paytable and rules page need (the reel strips and design notes are the
@@ -47,9 +49,22 @@ def launch() -> FileResponse:
     return page()
 
 
-@router.get("/play/{code}", include_in_schema=False)
-def game_page(code: str, request: Request) -> FileResponse:
-    server_of(request).game(code)
+# What a player who follows a link to a game this server does not offer reads (the API's paths
+# keep their JSON errors: this is a page, for a person).
+NO_SUCH_GAME = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>No such game · slotforge</title>
+<style>body{{font-family:system-ui,sans-serif;background:#101820;color:#f5f5f5;text-align:center;padding:3em 1em}}
+a{{color:#ffd54a;font-size:1.2em}}</style></head>
+<body><main><h1>No such game</h1><p>This server does not offer the game <strong>{code}</strong>.</p>
+<p><a href="/">Back to the lobby</a></p></main></body></html>
+"""
+
+
+@router.get("/play/{code}", include_in_schema=False, response_model=None)
+def game_page(code: str, request: Request) -> FileResponse | HTMLResponse:
+    if code not in server_of(request).games:
+        return HTMLResponse(NO_SUCH_GAME.format(code=escape(code)), status_code=404)
     return page()
 
 
@@ -57,7 +72,7 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
     """What the lobby shows of a game."""
     rows, reels = game.grid
     return {"code": game.code, "name": game.spec.name, "rtp": str(game.spec.rtp), "model": game.model_id,
-            "grid": {"rows": rows, "reels": reels}, "jackpot": has_pool(game)}
+            "grid": {"rows": rows, "reels": reels}, "jackpot": has_pool(game), "volatility": volatility(game.code)}
 
 
 @router.get("/v1/games")

@@ -1,5 +1,5 @@
 import { times } from "../money";
-import { picture, type GameScreen } from "./screen";
+import { markHeld, picture, type GameScreen } from "./screen";
 
 const medusa = `<circle cx="50" cy="50" r="22" fill="#a5d6a7"/>${[0, 60, 120, 180, 240, 300].map((a) => `<path d="M50 50 q20 -10 34 6" stroke="#2e7d32" stroke-width="6" fill="none" transform="rotate(${a} 50 50)"/>`).join("")}`;
 const lion = `<circle cx="50" cy="50" r="36" fill="#ef6c00"/><circle cx="50" cy="52" r="22" fill="#ffcc80"/><circle cx="43" cy="48" r="3"/><circle cx="57" cy="48" r="3"/>`;
@@ -8,7 +8,6 @@ const eagle = `<path d="M10 45 Q50 20 90 45 Q65 50 55 75 H45 Q35 50 10 45Z" fill
 
 export const divineFortune: GameScreen = {
   code: "divine-fortune",
-  volatility: "medium (standard deviation 4.9 x bet per round)",
   colors: { background: "#0d2238", frame: "#cfd8dc", accent: "#ffb300" },
   symbols: {
     WILD: { label: "WILD", color: "#ffb300" },
@@ -32,6 +31,20 @@ export const divineFortune: GameScreen = {
       { name: "Minor", amount: times(stake, game.minor_x_total_bet ?? 0) },
       { name: "Major", amount: times(stake, game.major_x_total_bet ?? 0) },
     ];
+  },
+  marks(step) {
+    // The bonus game's coins stay where they landed; wilds about to fall one row are marked.
+    const marks = new Map<string, string>();
+    if (step.kind === "bonus") {
+      // A row filled with coins wins a jackpot (one row Minor, two Major, three Mega).
+      markHeld(marks, step.screen);
+      step.screen.forEach((row, r) => row.every((code) => code !== "BLANK") && row.forEach((_, reel) => marks.set(`${r},${reel}`, "held full")));
+      return marks;
+    }
+    if (step.events.some((e) => e.type === "falling_wilds" && Number(e.count) > 0)) {
+      step.screen.forEach((row, r) => row.forEach((code, reel) => code === "WILD" && marks.set(`${r},${reel}`, "falling")));
+    }
+    return marks;
   },
   meter(event) {
     if (event.type === "falling_wilds") return ["Falling wilds", `${event.count} on the reels`];

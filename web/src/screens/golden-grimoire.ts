@@ -1,5 +1,5 @@
 import { times } from "../money";
-import { picture, type GameScreen } from "./screen";
+import { markPositions, picture, type GameScreen } from "./screen";
 
 const book = `<path d="M15 30 Q50 15 50 30 Q50 15 85 30 V80 Q50 65 50 80 Q50 65 15 80Z" fill="#ffd54a" stroke="#5d4037" stroke-width="3"/><path d="M50 30 V80" stroke="#5d4037" stroke-width="3"/>`;
 const spider = `<circle cx="50" cy="50" r="14" fill="#222"/>${[-1, 1].map((s) => [20, 35, 50, 65].map((y) => `<path d="M50 50 L${50 + s * 38} ${y}" stroke="#222" stroke-width="4"/>`).join("")).join("")}`;
@@ -10,7 +10,6 @@ const suit = (glyph: string, color: string) => ({ label: glyph, color });
 
 export const goldenGrimoire: GameScreen = {
   code: "golden-grimoire",
-  volatility: "medium (standard deviation 3.8 x bet per round)",
   colors: { background: "#1b1030", frame: "#d4af37", accent: "#7e57c2" },
   symbols: {
     WILD: { label: "WILD", color: "#d4af37" },
@@ -29,6 +28,16 @@ export const goldenGrimoire: GameScreen = {
   picture: picture(["#4a148c", "#120824"], `<g transform="translate(105 10) scale(1.1)">${book}</g>
     <g transform="translate(20 30) scale(0.7)">${spider}</g><g transform="translate(230 30) scale(0.7)">${octopus}</g>`, "Golden Grimoire"),
   stake: (bet) => times(String(bet.coin_value), Number(bet.bet_level) * 20),
+  marks(step) {
+    // Mysteries turned over glow; in free spins the sticky ones stay marked to the end.
+    const marks = new Map<string, string>();
+    for (const event of step.events) {
+      if (event.type === "mystery") markPositions(marks, event.positions, "revealed");
+      if (event.type === "sticky_landed") markPositions(marks, event.held, "sticky");
+      if (event.type === "sticky_mystery") markPositions(marks, event.positions, "sticky"); // every one held so far
+    }
+    return marks;
+  },
   meter(event) {
     if (event.type === "sticky_landed") return ["Sticky mysteries", `${(event.held as unknown[]).length} held`];
     if (event.type === "mystery" || event.type === "sticky_mystery") return ["Mystery", `turned ${event.symbol}`];

@@ -12,7 +12,6 @@ const SCREENS: GameScreen[] = [dynasty, goldenGrimoire, divineFortune, moonOfFor
 function plain(code: string, name: string): GameScreen {
   return {
     code,
-    volatility: "see the game's PAR sheet",
     colors: { background: "#102030", frame: "#90a4ae", accent: "#26a69a" },
     symbols: {},
     picture: picture(["#37474f", "#102027"], "", name),

@@ -1,3 +1,4 @@
+import { PICKS, beanstalk, dealMaker, threePigs, tower } from "./fairy-tales";
 import { picture, type GameScreen } from "./screen";
 
 const star = `<polygon points="50,10 60,40 92,40 66,58 76,90 50,70 24,90 34,58 8,40 40,40" fill="#fff59d"/>`;
@@ -10,7 +11,6 @@ const BOOKS = ["Storybook 1", "Storybook 2", "Storybook 3", "Storybook 4"];
 
 export const wishUponAJackpot: GameScreen = {
   code: "wish-upon-a-jackpot",
-  volatility: "medium-high (bonus-driven: the Fairy Tale Bonus pays most)",
   colors: { background: "#1a1240", frame: "#f8bbd0", accent: "#8e24aa" },
   symbols: {
     WILD: { label: "WILD", color: "#7b1fa2", emblem: star },
@@ -32,11 +32,14 @@ export const wishUponAJackpot: GameScreen = {
   },
   meter(event) {
     if (event.type === "prince_climbs") return ["Rapunzel's tower", `level ${event.level} · wins ×${event.multiplier}`];
-    if (event.type === "bean") return ["Beanstalk", `level ${event.level} of 8`];
+    if (event.type === "bean") return ["Beanstalk", Number(event.level) > 8 ? "the top: pick a golden egg" : `level ${event.level} of 8`];
     if (event.type === "pig" || event.type === "wolf") return ["Pig WILDs standing", String(event.wilds_standing)];
     if (event.type === "offer") return ["Deal Maker", `offer ${event.offer}: ${event.amount} · ${event.scrolls_left} scrolls left`];
+    if (event.type === "deal") return ["Deal Maker", `deal: ${event.amount}`];
     return undefined;
   },
+  scenes: { "Rapunzel's tower": tower, Beanstalk: beanstalk, "Pig WILDs standing": threePigs, "Deal Maker": dealMaker },
+  optionArt: (option) => PICKS[option.split("_")[0]],
   describeEvent(event) {
     const words: Record<string, string> = {
       deal_maker: "Rumpelstiltskin's Deal Maker",
