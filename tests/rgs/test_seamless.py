@@ -6,7 +6,11 @@ refusal, a failing, hanging or late wallet, and a crash between the debit and th
 
 from __future__ import annotations
 
+import json
+import os
 import secrets
+import subprocess
+import sys
 import time
 from decimal import Decimal
 
@@ -17,7 +21,7 @@ from slotforge.rgs import outbox as mail
 from slotforge.rgs.audit import audit
 from slotforge.rgs.settings import SettingsError, load_settings
 
-from .conftest import Api
+from .conftest import SRC, Api
 from .wallets import OPERATOR, SECRET, WalletProcess, seamless_operator, settings_file
 
 STAKE = "0.20"  # Dynasty's default bet
@@ -81,6 +85,19 @@ def test_insufficient_funds_and_unknown_players_are_refused(wallet):
     nobody = wallet.call("debit", body(player_id="nobody"))
     assert nobody.status_code == 404 and nobody.json()["error"] == "UNKNOWN_PLAYER"
     assert wallet.books()["balanced"]
+
+
+def test_the_books_command_reads_what_the_books_endpoint_shows(wallet):
+    wallet.deposit("reader", "3.00")
+    assert wallet.call("debit", body(player_id="reader", amount="1.25")).status_code == 200
+    done = subprocess.run([sys.executable, "-m", "slotforge.cli", "wallet-demo", "books", "--database",
+                           str(wallet.database)], env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    printed = json.loads(done.stdout)
+    assert printed == wallet.books()
+    reader = next(p for p in printed["players"] if p["player_id"] == "reader")
+    assert (reader["balance"], reader["deposits"], reader["debits"], reader["balanced"]) == ("1.75", "3.00", "1.25", True)
 
 
 # -- settings ------------------------------------------------------------------------------------
