@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 
 from slotforge.rgs.schema import outbox
 
@@ -52,26 +52,31 @@ Deliver = Callable[[Message], dict[str, Any]]
 Acknowledged = Callable[[Connection, Message, dict[str, Any]], None]
 
 
+# Built once: building a statement costs more CPU than running it (they run in every round).
+ENQUEUE = insert(outbox)
+CANCEL = delete(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
+                              outbox.c.delivered_at.is_(None))
+MAKE_DUE = update(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
+                                outbox.c.delivered_at.is_(None)).values(due_at=bindparam("p_now"))
+
+
 def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[str, Any], *, now: int,
             round_id: int | None = None, hold_ms: int = 0) -> None:
     """Owe ``target`` a message, in the caller's transaction; due at once, or after ``hold_ms``
     (a held message, cancelled by :func:`cancel` or made due by :func:`make_due`)."""
-    conn.execute(insert(outbox).values(
+    conn.execute(ENQUEUE, dict(
         target=target, kind=kind, key=key, round_id=round_id, payload=json.dumps(payload, sort_keys=True),
         created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None))
 
 
 def cancel(conn: Connection, target: str, key: str) -> bool:
     """Withdraw an undelivered message (a held intent that is no longer needed)."""
-    gone = conn.execute(delete(outbox).where(outbox.c.target == target, outbox.c.key == key,
-                                             outbox.c.delivered_at.is_(None)))
-    return gone.rowcount > 0
+    return conn.execute(CANCEL, {"p_target": target, "p_key": key}).rowcount > 0
 
 
 def make_due(conn: Connection, target: str, key: str, now: int) -> None:
     """Deliver a held message at the worker's next pass."""
-    conn.execute(update(outbox).where(outbox.c.target == target, outbox.c.key == key,
-                                      outbox.c.delivered_at.is_(None)).values(due_at=now))
+    conn.execute(MAKE_DUE, {"p_target": target, "p_key": key, "p_now": now})
 
 
 def pending(conn: Connection, target: str | None = None, round_id: int | None = None) -> int:

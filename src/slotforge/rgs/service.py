@@ -53,6 +53,9 @@ INSERT_ROUND = insert(rounds).returning(rounds.c.id)
 FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
     status="complete", win=bindparam("p_win"), jackpot_win=bindparam("p_jackpot"),
     balance_after=bindparam("p_balance"), finished_at=bindparam("p_now"), record=bindparam("p_record"))
+PLAY_PLACEHOLDER = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
+    status=bindparam("p_status"), record=bindparam("p_record"), balance_before=bindparam("p_before"),
+    balance_after=bindparam("p_after"), started_at=bindparam("p_now"))
 # Kinds of step that mean a feature was won (autoplay's stop_on_feature).
 FEATURE_STEPS = {"free", "bonus"}
 
@@ -347,8 +350,9 @@ class Server:
         A seamless round's placeholder (``row`` has its id) becomes the round."""
         row.update(status="awaiting" if record.get("status") == "awaiting" else "open", record=json.dumps(record))
         if "id" in row:
-            fields = {name: value for name, value in row.items() if name in rounds.c and name != "id"}
-            conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(**fields))
+            conn.execute(PLAY_PLACEHOLDER, {"p_round": row["id"], "p_status": row["status"], "p_record": row["record"],
+                                            "p_before": row["balance_before"], "p_after": row["balance_after"],
+                                            "p_now": row["started_at"]})
             return
         row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
 
