@@ -1,7 +1,7 @@
 """The game server: durable Dynasty rounds per second and their latency, 32 players at once.
 
     python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1]
-    python bench/bench_server.py --jackpots [--seconds 10] [--players 32] [--backends sqlite]
+                                 [--wallets internal,seamless]
 
 For each database a real ``slotforge serve`` process is started; 32 players each play rounds
 back to back (every answer is a committed round: stake, record, win and ledger on disk). The
@@ -10,21 +10,20 @@ as the reference: what the HTTP stack alone costs on this machine. Server and lo
 share the machine; the load generator writes HTTP/1.1 by hand so that it costs the server's
 machine little CPU. PostgreSQL is expected at 127.0.0.1:5432 (user postgres).
 
-``--jackpots`` measures Divine Fortune instead (every round contributes to the Mega pool, a bonus
-start is answered with a decision), twice in the same run: with the pool embedded in the
-server's database, and with it at a jackpot service (``slotforge jackpot serve``, its own
-database of the same kind) that the server reaches over HTTP through its outbox; the ratio of
-the two is the networked pool's cost.
+Each database is measured with the internal wallet and with a seamless one: the operator's
+players' money kept by ``slotforge wallet-demo`` (its own process and SQLite database, no faults),
+called over HTTP for every round's debit in the round's transaction, its credit delivered by the
+outbox worker. The wallet calls still owed when the load stops show whether the outbox kept up.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import secrets
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -38,39 +37,57 @@ import psycopg
 SRC = Path(__file__).resolve().parents[1] / "src"
 # Gamble off: every round completes in one request.
 SETTINGS = "[jurisdictions.bench]\ngamble = false\n"
+SEAMLESS = "bench-seamless"  # the operator whose money is at the wallet
+SECRET = "bench-wallet-secret-0123456789"
 
 
-def start_server(database_url: str, folder: Path, port: int, workers: int = 1, game: str = "dynasty",
-                 jackpot_url: str | None = None) -> subprocess.Popen:
-    config = folder / "settings.toml"
-    config.write_text(SETTINGS)
-    env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": f'["{game}"]'}
-    if jackpot_url:
-        env["SLOTFORGE_JACKPOT_URL"] = jackpot_url
-    return started([sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port), "--database", database_url,
-                    "--config", str(config), "--workers", str(workers)], env, folder / "server.log", port)
+def seamless_settings(wallet_port: int) -> str:
+    return (f'[operators.{SEAMLESS}]\nwallet = "seamless"\nwallet_url = "http://127.0.0.1:{wallet_port}"\n'
+            f'wallet_secret = "{SECRET}"\n')
 
 
-def start_jackpot_service(database_url: str, folder: Path, port: int) -> subprocess.Popen:
-    return started([sys.executable, "-m", "slotforge.cli", "jackpot", "serve", "--port", str(port),
-                    "--database", database_url], {**os.environ, "PYTHONPATH": str(SRC)}, folder / "jackpot.log", port)
+def start_wallet(folder: Path, port: int) -> subprocess.Popen:
+    """``slotforge wallet-demo`` opening every new player with plenty of money."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "slotforge.cli", "wallet-demo", "serve", "--port", str(port), "--database",
+         str(folder / "wallet.db"), "--secret", SECRET, "--new-player-balance", "1000000.00"],
+        env={**os.environ, "PYTHONPATH": str(SRC)}, stdout=open(folder / "wallet.log", "w"),
+        stderr=subprocess.STDOUT, start_new_session=True)
+    wait_for(f"http://127.0.0.1:{port}/health", process, folder / "wallet.log")
+    return process
 
 
-def started(command: list[str], env: dict[str, str], log: Path, port: int) -> subprocess.Popen:
-    """A server process, once it answers ``GET /v1/health``."""
-    process = subprocess.Popen(command, env=env, stdout=open(log, "w"), stderr=subprocess.STDOUT,
-                               start_new_session=True)  # its own process group: stop() ends every worker too
+def check_free(port: int) -> None:
+    """Refuse to measure another program's server (other benchmarks may share the machine)."""
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", port)) == 0:
+            raise SystemExit(f"port {port} is in use: choose another with --port (it and the next are used)")
+
+
+def wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        if process.poll() is not None:  # e.g. the port is taken: never measure another server
-            raise SystemExit(f"server exited with {process.returncode}: see {log}")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/health").status_code == 200:
-                return process
+            if httpx.get(url).status_code == 200:
+                return
         except httpx.HTTPError:
             time.sleep(0.2)
     stop(process)
-    raise SystemExit(f"server did not start: see {log}")
+    raise SystemExit(f"{url} did not answer: see {log}")
+
+
+def start_server(database_url: str, folder: Path, port: int, workers: int = 1,
+                 wallet_port: int | None = None) -> subprocess.Popen:
+    config = folder / "settings.toml"
+    config.write_text(SETTINGS + (seamless_settings(wallet_port) if wallet_port else ""))
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": '["dynasty"]'}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port), "--database", database_url,
+         "--config", str(config), "--workers", str(workers)],
+        env=env, stdout=open(folder / "server.log", "w"), stderr=subprocess.STDOUT,
+        start_new_session=True)  # its own process group: stop() ends every worker too
+    wait_for(f"http://127.0.0.1:{port}/v1/health", process, folder / "server.log")
+    return process
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -79,20 +96,21 @@ def stop(process: subprocess.Popen) -> None:
     process.wait()
 
 
-def operator_key(database_url: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "slotforge.cli", "operator", "add", f"bench-{secrets.token_hex(3)}",
-                           "--database", database_url], env={**os.environ, "PYTHONPATH": str(SRC)},
-                          capture_output=True, text=True, check=True)
+def operator_key(database_url: str, name: str | None = None) -> str:
+    name = name or f"bench-{secrets.token_hex(3)}"
+    done = subprocess.run([sys.executable, "-m", "slotforge.cli", "operator", "add", name, "--database", database_url],
+                          env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, text=True, check=True)
     return done.stdout.strip()
 
 
-async def players(client: httpx.AsyncClient, key: str, count: int) -> list[str]:
+async def players(client: httpx.AsyncClient, key: str, count: int, seamless: bool) -> list[str]:
     tokens = []
     for n in range(count):
         session = await client.post("/v1/operator/sessions", headers={"X-Api-Key": key}, json={
             "player_id": f"bench-{n}", "currency": "EUR", "jurisdiction": "bench"})
-        await client.post(f"/v1/operator/players/bench-{n}/transactions", headers={"X-Api-Key": key},
-                          json={"kind": "deposit", "amount": "1000000.00", "reference": f"bench-{n}"})
+        if not seamless:  # a seamless player's money is at the wallet already
+            await client.post(f"/v1/operator/players/bench-{n}/transactions", headers={"X-Api-Key": key},
+                              json={"kind": "deposit", "amount": "1000000.00", "reference": f"bench-{n}"})
         tokens.append(session.json()["token"])
     return tokens
 
@@ -125,13 +143,11 @@ class Connection:
         self.writer.close()
 
 
-async def load(port: int, tokens: list[str], seconds: float, rounds: bool, game: str = "dynasty") -> list[float]:
-    """Requests back to back from every player for ``seconds``; the latencies in seconds of the
-    rounds (a round waiting for a decision is answered with its first option: its latency is
-    that of both requests)."""
+async def load(port: int, tokens: list[str], seconds: float, rounds: bool) -> list[float]:
+    """Requests back to back from every player for ``seconds``; the latencies in seconds."""
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
-    body = json.dumps({"game": game}).encode()
+    body = b'{"game":"dynasty"}'
 
     async def player(token: str) -> None:
         connection = await Connection.open(port)
@@ -144,12 +160,6 @@ async def load(port: int, tokens: list[str], seconds: float, rounds: bool, game:
                         "POST", "/v1/rounds", {**headers, "Idempotency-Key": secrets.token_hex(8)}, body)
                 else:
                     status, answer = await connection.request("GET", "/v1/health", {})
-                while status == 200 and rounds and b'"status":"awaiting"' in answer:
-                    waiting = json.loads(answer)["round"]
-                    status, answer = await connection.request(
-                        "POST", f"/v1/rounds/{waiting['id']}/decisions",
-                        {**headers, "Idempotency-Key": secrets.token_hex(8)},
-                        json.dumps({"choice": waiting["awaiting"]["options"][0]}).encode())
                 if status != 200:
                     raise SystemExit(f"unexpected answer {status}: {answer[:300]!r}")
                 latencies.append(time.perf_counter() - started)
@@ -164,12 +174,12 @@ def percentile(values: list[float], share: float) -> float:
     return statistics.quantiles(values, n=100)[int(share * 100) - 1] if len(values) > 1 else values[0]
 
 
-async def measure(port: int, key: str, count: int, seconds: float, game: str = "dynasty") -> dict[str, float]:
+async def measure(port: int, key: str, count: int, seconds: float, seamless: bool) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
-        tokens = await players(client, key, count)
-    await load(port, tokens, 1.0, rounds=True, game=game)  # warm up
+        tokens = await players(client, key, count, seamless)
+    await load(port, tokens, 1.0, rounds=True)  # warm up
     health = await load(port, tokens, seconds, rounds=False)
-    played = await load(port, tokens, seconds, rounds=True, game=game)
+    played = await load(port, tokens, seconds, rounds=True)
     return {
         "rounds_per_second": len(played) / seconds,
         "p50_ms": percentile(played, 0.50) * 1000,
@@ -190,73 +200,42 @@ def drop(name: str) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def database(backend: str, folder: Path, file: str) -> tuple[str | None, str]:
-    """A fresh database of the backend: (the PostgreSQL name to drop or None, its URL)."""
-    if backend == "sqlite":
-        return None, f"sqlite:///{folder / file}"
-    return postgres_database()
-
-
-def bench(backend: str, count: int, seconds: float, port: int, workers: int, game: str = "dynasty",
-          networked: bool = False) -> dict[str, float]:
-    with tempfile.TemporaryDirectory() as folder:
-        name, url = database(backend, Path(folder), "bench.db")
-        names, service, jackpot_url = [name], None, None
-        if networked:
-            service_name, service_url = database(backend, Path(folder), "jackpot.db")
-            names.append(service_name)
-            service = start_jackpot_service(service_url, Path(folder), port + 1)
-            jackpot_url = f"http://127.0.0.1:{port + 1}"
-        server = start_server(url, Path(folder), port, workers, game, jackpot_url)
-        try:
-            figures = asyncio.run(measure(port, operator_key(url), count, seconds, game))
-            if networked:
-                figures["backlog_s"] = drained(url)
-            return figures
-        finally:
-            stop(server)
-            if service is not None:
-                stop(service)
-            for each in names:
-                if each:
-                    drop(each)
-
-
-def drained(database_url: str) -> float:
-    """Seconds after the load until the server's outbox has delivered every contribution."""
-    sys.path.insert(0, str(SRC))
+def owed_to_wallet(database_url: str) -> int:
+    """Wallet calls (credits, rollbacks) not yet acknowledged."""
+    from slotforge.rgs import outbox
     from slotforge.rgs.database import connect
-    from slotforge.rgs.outbox import pending
 
-    engine, started = connect(database_url), time.perf_counter()
+    engine = connect(database_url)
     try:
-        while True:
-            with engine.connect() as conn:
-                if not pending(conn, "jackpot"):
-                    return time.perf_counter() - started
-            time.sleep(0.05)
+        with engine.connect() as conn:
+            return outbox.pending(conn, "wallet")
     finally:
         engine.dispose()
 
 
-def print_figures(label: str, figures: dict[str, float]) -> None:
-    print(f"{label:22} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
-          f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
-          f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "
-          f"rounds/health {figures['rounds_per_second'] / figures['health_per_second']:.2f}")
-
-
-def bench_jackpots(backends: list[str], count: int, seconds: float, port: int, workers: int) -> None:
-    """Divine Fortune with the pool embedded, then at a jackpot service, in the same run."""
-    print(f"{count} players, {seconds:.0f} s each, Divine Fortune default bet, {workers} server process(es)")
-    for backend in backends:
-        embedded = bench(backend, count, seconds, port, workers, "divine-fortune")
-        print_figures(f"{backend}, embedded", embedded)
-        networked = bench(backend, count, seconds, port, workers, "divine-fortune", networked=True)
-        print_figures(f"{backend}, networked", networked)
-        print(f"{'':22} every contribution delivered {networked['backlog_s']:.1f} s after the load ended")
-        ratio = networked["rounds_per_second"] / embedded["rounds_per_second"]
-        print(f"{'':22} networked / embedded: rounds/s {ratio:.2f}, p99 {networked['p99_ms'] / embedded['p99_ms']:.2f}")
+def bench(backend: str, count: int, seconds: float, port: int, workers: int, wallet: str) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        name = None
+        if backend == "sqlite":
+            url = f"sqlite:///{Path(folder) / 'bench.db'}"
+        else:
+            name, url = postgres_database()
+        seamless = wallet == "seamless"
+        check_free(port)
+        check_free(port + 1)
+        wallet_process = start_wallet(Path(folder), port + 1) if seamless else None
+        server = start_server(url, Path(folder), port, workers, port + 1 if seamless else None)
+        try:
+            figures = asyncio.run(measure(port, operator_key(url, SEAMLESS if seamless else None), count, seconds,
+                                          seamless))
+            figures["owed_to_wallet"] = owed_to_wallet(url) if seamless else 0
+            return figures
+        finally:
+            stop(server)
+            if wallet_process:
+                stop(wallet_process)
+            if name:
+                drop(name)
 
 
 def main() -> None:
@@ -266,16 +245,22 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--workers", type=int, default=1, help="server processes (slotforge serve --workers)")
-    parser.add_argument("--jackpots", action="store_true",
-                        help="Divine Fortune with the pool embedded and at a jackpot service")
+    parser.add_argument("--wallets", default="internal,seamless", help="internal, seamless (wallet-demo) or both")
     args = parser.parse_args()
-    if args.jackpots:
-        bench_jackpots(args.backends.split(","), args.players, args.seconds, args.port, args.workers)
-        return
     print(f"{args.players} players, {args.seconds:.0f} s each, Dynasty default bet, gamble off, "
           f"{args.workers} server process(es)")
     for backend in args.backends.split(","):
-        print_figures(backend, bench(backend, args.players, args.seconds, args.port, args.workers))
+        internal = None
+        for wallet in args.wallets.split(","):
+            figures = bench(backend, args.players, args.seconds, args.port, args.workers, wallet)
+            internal = internal or (figures if wallet == "internal" else None)
+            versus = (f"   vs internal {figures['rounds_per_second'] / internal['rounds_per_second']:.2f}"
+                      if internal and wallet != "internal" else "")
+            owed = f"   owed to the wallet at the end {figures['owed_to_wallet']:,}" if wallet == "seamless" else ""
+            print(f"{backend:10} {wallet:8} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
+                  f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
+                  f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "
+                  f"rounds/health {figures['rounds_per_second'] / figures['health_per_second']:.2f}{versus}{owed}")
 
 
 if __name__ == "__main__":

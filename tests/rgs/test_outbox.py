@@ -58,7 +58,7 @@ def test_retried_with_backoff_until_acknowledged_even_by_a_new_process(database_
     first.register("wallet", down)
     assert first.deliver_due() == 0
     assert first.deliver_due() == 0, "failed messages wait for their back-off"
-    assert down.calls == ["tx-0", "tx-1", "tx-2"]
+    assert sorted(down.calls) == ["tx-0", "tx-1", "tx-2"], "each tried once (several at a time)"
     first.engine.dispose()  # the process dies; what it owed is in the database
 
     second = opened(database_url, clock)

@@ -19,7 +19,8 @@ from slotforge.rgs.service import Auth, Server
 # Refresh a session's last-seen time at most this often (a write per request would be waste).
 TOUCH_EVERY_MS = 5_000
 # Every request's look-up, built once (see the round's statements in the service).
-SESSION = (select(sessions, players.c.fun, players.c.currency).join(players, players.c.id == sessions.c.player_id)
+SESSION = (select(sessions, players.c.fun, players.c.currency, players.c.wallet)
+           .join(players, players.c.id == sessions.c.player_id)
            .where(sessions.c.token_hash == bindparam("p_hash")))
 
 
@@ -74,7 +75,7 @@ def authenticate(server: Server, authorization: str | None) -> Auth:
     return Auth(
         session_id=row["id"], player_id=row["player_id"], fun=row["fun"], currency=row["currency"],
         jurisdiction_name=row["jurisdiction"], jurisdiction=server.settings.jurisdiction(row["jurisdiction"]),
-        started_at=row["created_at"],
+        started_at=row["created_at"], wallet=row["wallet"],
     )
 
 
@@ -86,8 +87,10 @@ def open_session(conn: Connection, player_id: int, jurisdiction: str, language: 
     return token
 
 
-def player_for(conn: Connection, operator: int, external_id: str, currency: str, now: int) -> int:
-    """The operator's player ``external_id``, created on first use."""
+def player_for(conn: Connection, operator: int, external_id: str, currency: str, now: int,
+               wallet: str = "internal") -> int:
+    """The operator's player ``external_id``, created on first use with ``wallet`` (the
+    operator's setting then: a player keeps the wallet it was created with)."""
     row = conn.execute(select(players.c.id, players.c.currency).where(
         players.c.operator_id == operator, players.c.external_id == external_id)).first()
     if row is not None:
@@ -96,6 +99,7 @@ def player_for(conn: Connection, operator: int, external_id: str, currency: str,
         return row.id
     return conn.execute(insert(players).values(
         operator_id=operator, external_id=external_id, currency=currency, fun=False, balance=0, created_at=now,
+        wallet=wallet,
     ).returning(players.c.id)).scalar_one()
 
 

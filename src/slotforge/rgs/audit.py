@@ -1,8 +1,14 @@
 """The books' audit: every player's balance is the sum of their ledger, every round's money is
 in the ledger exactly once, every jackpot pool balances.
 
-    deposits - withdrawals - stakes + wins + refunds == balance      (every player)
+    deposits - withdrawals - stakes + wins + refunds == balance      (every internal-wallet player)
     seeds + contributions == paid + current + reserve                (every pool)
+
+A seamless player's money lives in the operator's wallet: their balance here is only the last one
+the wallet reported, so it is not checked against the ledger. Their rounds are (stake, win and
+refund once each, like every round's), and so is what the wallet is owed: every completed round's
+credit and every void round's rollback is acknowledged or still in the outbox. Whether the
+wallet's books agree is the reconciliation of the two sides (docs/wallet.md).
 
 With a jackpot service, :func:`check_service` also has the service audit its own books and
 matches them against this server's: every contribution the outbox delivered is recorded there
@@ -20,18 +26,20 @@ from sqlalchemy import Connection, func, select
 from slotforge.jackpot import PoolState
 from slotforge.rgs.money import to_minor
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, outbox, players, rounds
+from slotforge.rgs.seamless import TARGET
 from slotforge.rgs.wallet import ledger_sum
 
 
 def audit(conn: Connection) -> list[str]:
     """Every difference found, one line each (empty when the books balance)."""
-    return [*check_players(conn), *check_rounds(conn), *check_pools(conn)]
+    return [*check_players(conn), *check_rounds(conn), *check_wallet_owed(conn), *check_pools(conn)]
 
 
 def check_players(conn: Connection) -> list[str]:
     sums = ledger_sum(conn)
     problems = []
-    for player_id, balance in conn.execute(select(players.c.id, players.c.balance)):
+    for player_id, balance in conn.execute(select(players.c.id, players.c.balance).where(
+            players.c.wallet != "seamless")):
         if balance < 0:
             problems.append(f"player {player_id}: balance {balance} is negative")
         if sums.get(player_id, 0) != balance:
@@ -49,17 +57,35 @@ def check_rounds(conn: Connection) -> list[str]:
     problems = []
     for row in conn.execute(select(rounds.c.id, rounds.c.status, rounds.c.stake, rounds.c.win)).mappings():
         expected = {"stake": row["stake"]}
-        if row["status"] == "complete":
+        if row["status"] == "pending":  # a seamless round waiting for its debit: nothing recorded yet
+            expected = {}
+        elif row["status"] == "complete":
             expected["win"] = row["win"]
         elif row["status"] == "void":
             expected["refund"] = row["stake"]
         elif row["status"] != "awaiting":
-            problems.append(f"round {row['id']}: status {row['status']!r} is not awaiting, complete or void")
+            problems.append(f"round {row['id']}: status {row['status']!r} is not awaiting, complete, void or "
+                            "pending")
         for kind in ("stake", "win", "refund"):
             count, total = entries.get((row["id"], kind), (0, 0))
             want = expected.get(kind, 0)
             if total != want or count > 1:
                 problems.append(f"round {row['id']}: {kind} {want} expected, the ledger has {total} in {count} entries")
+    return problems
+
+
+def check_wallet_owed(conn: Connection) -> list[str]:
+    """Each seamless round's credit (complete) or rollback (void, or pending: a debit whose round
+    has not committed) is in the outbox, once."""
+    owed = {key: kind for kind, key in conn.execute(select(outbox.c.kind, outbox.c.key).where(
+        outbox.c.target == TARGET))}
+    problems = []
+    query = select(rounds.c.id, rounds.c.status, rounds.c.wallet_tx).where(rounds.c.wallet_tx.is_not(None))
+    for round_id, status, debit in conn.execute(query):
+        key, kind = {"complete": (f"{debit}-win", "credit"), "void": (debit, "rollback"),
+                     "pending": (debit, "rollback")}.get(status, (None, None))
+        if key is not None and owed.get(key) != kind:
+            problems.append(f"round {round_id}: {status}, but its {kind} {key} is owed to nobody: not in the outbox")
     return problems
 
 
@@ -83,15 +109,18 @@ def check_pools(conn: Connection) -> list[str]:
 def summary(conn: Connection) -> dict[str, int]:
     """What was audited."""
     count = lambda table: conn.execute(select(func.count()).select_from(table)).scalar_one()  # noqa: E731
+    pending = conn.execute(select(func.count()).select_from(outbox).where(
+        outbox.c.target == TARGET, outbox.c.delivered_at.is_(None))).scalar_one()
     return {"players": count(players), "rounds": count(rounds), "ledger entries": count(ledger),
-            "jackpot pools": count(jackpot_pools)}
+            "jackpot pools": count(jackpot_pools), "wallet calls not yet acknowledged": pending}
 
 
 def check_service(conn: Connection, url: str, server_id: str) -> list[str]:
     """The jackpot service's books, and this server's entries matched against them."""
     import httpx
 
-    from slotforge.rgs.jackpot_client import TARGET, confirm_key
+    from slotforge.rgs.jackpot_client import TARGET as JACKPOT
+    from slotforge.rgs.jackpot_client import confirm_key
 
     try:
         with httpx.Client(base_url=url, timeout=30) as client:
@@ -101,7 +130,7 @@ def check_service(conn: Connection, url: str, server_id: str) -> list[str]:
     except (httpx.HTTPError, ValueError, KeyError) as error:
         return [f"jackpot service at {url}: cannot be audited: {error}"]
     problems = [f"jackpot service: {problem}" for problem in books["problems"]]
-    ours = {(m["kind"], m["key"]): m for m in conn.execute(select(outbox).where(outbox.c.target == TARGET)).mappings()}
+    ours = {(m["kind"], m["key"]): m for m in conn.execute(select(outbox).where(outbox.c.target == JACKPOT)).mappings()}
     for (kind, key), message in ours.items():
         payload = json.loads(message["payload"])
         if kind == "contribution" and message["delivered_at"] is not None:

@@ -38,7 +38,8 @@ def open_session(body: SessionRequest, operator_id: Operator, request: Request) 
         raise invalid("currency", f"currency: expected one of {server.settings.currencies}, got {body.currency}")
     now = server.now()
     with server.transaction() as conn:
-        player_id = access.player_for(conn, operator_id, body.player_id, body.currency, now)
+        player_id = access.player_for(conn, operator_id, body.player_id, body.currency, now,
+                                      server.seamless.kind_of(conn, operator_id))
         token = access.open_session(conn, player_id, body.jurisdiction, body.language, now)
     server.complete_stale_rounds(player_id)
     return {"token": token, "expires_at": iso(now + access.session_timeout_ms(server, body.jurisdiction)),
@@ -56,6 +57,9 @@ def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator
     now = server.now()
     with server.transaction() as conn:
         player = access.external_player(conn, operator_id, player_id)
+        if player["wallet"] == "seamless":
+            raise ApiError(403, "FEATURE_DISABLED", f"player {player_id}'s money is kept by the operator's seamless "
+                           "wallet; deposits and withdrawals happen there", field="kind")
         lock_player(conn, player["id"])
         done = conn.execute(select(ledger).where(ledger.c.player_id == player["id"],
                                                  ledger.c.reference == body.reference)).mappings().first()
@@ -87,7 +91,8 @@ def player(player_id: Code, operator_id: Operator, request: Request) -> dict[str
         net = conn.execute(select(func.coalesce(func.sum(rounds.c.win - rounds.c.stake), 0)).where(
             rounds.c.player_id == row["id"], rounds.c.status == "complete")).scalar_one()
     return {"player_id": player_id, "currency": row["currency"], "balance": to_text(row["balance"]),
-            "open_rounds": [round_view(r) for r in open_rounds], "net_position": to_signed_text(int(net))}
+            "wallet": row["wallet"], "open_rounds": [round_view(r) for r in open_rounds],
+            "net_position": to_signed_text(int(net))}
 
 
 def millis(raw: datetime | None) -> int | None:

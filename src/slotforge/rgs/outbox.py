@@ -21,11 +21,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 
 from slotforge.rgs.schema import outbox
 
@@ -52,28 +53,35 @@ Acknowledged = Callable[[Connection, Message, dict[str, Any]], None]
 # A receiver's delivery of several messages in one call: the acknowledgements by message id (a
 # message without one is retried later); raises to retry them all.
 DeliverMany = Callable[[list[Message]], dict[int, dict[str, Any]]]
+# What one attempt came to: the message, its acknowledgement or the failure.
+Outcome = tuple[Message, dict[str, Any] | None, Exception | None]
+
+
+# Built once: building a statement costs more CPU than running it (they run in every round).
+ENQUEUE = insert(outbox)
+CANCEL = delete(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
+                              outbox.c.delivered_at.is_(None))
+MAKE_DUE = update(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
+                                outbox.c.delivered_at.is_(None)).values(due_at=bindparam("p_now"))
 
 
 def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[str, Any], *, now: int,
             round_id: int | None = None, hold_ms: int = 0) -> None:
     """Owe ``target`` a message, in the caller's transaction; due at once, or after ``hold_ms``
     (a held message, cancelled by :func:`cancel` or made due by :func:`make_due`)."""
-    conn.execute(insert(outbox).values(
+    conn.execute(ENQUEUE, dict(
         target=target, kind=kind, key=key, round_id=round_id, payload=json.dumps(payload, sort_keys=True),
         created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None))
 
 
 def cancel(conn: Connection, target: str, key: str) -> bool:
     """Withdraw an undelivered message (a held intent that is no longer needed)."""
-    gone = conn.execute(delete(outbox).where(outbox.c.target == target, outbox.c.key == key,
-                                             outbox.c.delivered_at.is_(None)))
-    return gone.rowcount > 0
+    return conn.execute(CANCEL, {"p_target": target, "p_key": key}).rowcount > 0
 
 
 def make_due(conn: Connection, target: str, key: str, now: int) -> None:
     """Deliver a held message at the worker's next pass."""
-    conn.execute(update(outbox).where(outbox.c.target == target, outbox.c.key == key,
-                                      outbox.c.delivered_at.is_(None)).values(due_at=now))
+    conn.execute(MAKE_DUE, {"p_target": target, "p_key": key, "p_now": now})
 
 
 def pending(conn: Connection, target: str | None = None, round_id: int | None = None) -> int:
@@ -95,16 +103,21 @@ class Outbox:
     """Delivers due messages to the receivers registered per target, in a background thread.
 
     ``transaction`` opens the server's write transactions (group commit on SQLite); the worker
-    holds none while it talks to a receiver, so a slow receiver never blocks rounds.
+    holds none while it talks to a receiver, so a slow receiver never blocks rounds. The due
+    messages of a pass are delivered ``parallel`` at a time and their outcomes written in one
+    transaction: one receiver's round trip and one commit per message would cap delivery far
+    below the rate rounds write messages.
     """
 
     def __init__(self, engine: Engine, transaction: Callable[[], AbstractContextManager[Connection]],
                  clock: Callable[[], float] = time.time, *, batch: int = 50, largest_backoff_ms: int = 2000,
-                 idle_s: float = 0.5) -> None:
+                 idle_s: float = 0.5, parallel: int = 8) -> None:
         self.engine = engine
         self.transaction = transaction
         self.clock = clock
         self.batch = batch
+        self.parallel = parallel
+        self._pool: ThreadPoolExecutor | None = None
         self.largest_backoff_ms = largest_backoff_ms
         self.idle_s = idle_s
         self._receivers: dict[str, tuple[Deliver, Acknowledged | None]] = {}
@@ -120,8 +133,8 @@ class Outbox:
                  deliver_many: DeliverMany | None = None) -> None:
         """Deliver ``target``'s messages with ``deliver``; ``acknowledged`` runs with the mark.
         A receiver that takes several messages in one call gives ``deliver_many``: the due
-        messages of a pass then go in one call and are marked in one transaction (a busy
-        server owes one message per round, more than one call each can carry)."""
+        messages of a pass then go in one call (a busy server owes one message per round, more
+        than one call each can carry)."""
         self._receivers[target] = (deliver, acknowledged)
         if deliver_many is not None:
             self._batches[target] = deliver_many
@@ -144,6 +157,9 @@ class Outbox:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
     def wake(self) -> None:
         """Look for due messages now (a round just committed one)."""
@@ -172,67 +188,74 @@ class Outbox:
             return [message_of(row) for row in conn.execute(query).mappings()]
 
     def deliver_due(self) -> int:
-        """Try every due message once; returns how many were acknowledged."""
-        acknowledged = 0
+        """Try every due message once (``parallel`` at a time), then record every outcome in one
+        transaction; returns how many were acknowledged."""
         due = self.due()
+        if not due or self._stop.is_set():
+            return 0
+        outcomes: list[Outcome] = []
         for target, many in self._batches.items():
             group = [message for message in due if message.target == target]
-            if len(group) > 1 and not self._stop.is_set():
-                acknowledged += self.deliver_together(target, many, group)
+            if len(group) > 1:
+                outcomes += self._attempt_together(many, group)
                 due = [message for message in due if message.target != target]
-        for message in due:
-            if self._stop.is_set():
-                break
-            acknowledged += self.deliver(message)
-        return acknowledged
-
-    def deliver_together(self, target: str, many: DeliverMany, group: list[Message]) -> int:
-        """Deliver ``group`` in one call and mark what was acknowledged in one transaction."""
-        try:
-            answers = many(group)
-        except Exception as error:  # retried, each on its own back-off
-            for message in group:
-                self._failed(message, error)
-            return 0
-        _, on_acknowledged = self._receivers[target]
+        if len(due) <= 1 or self.parallel <= 1:
+            outcomes += [self._attempt(message) for message in due]
+        else:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.parallel, thread_name_prefix="slotforge-outbox-delivery")
+            outcomes += self._pool.map(self._attempt, due)
         with self.transaction() as conn:
-            for message in group:
-                if message.id not in answers:
-                    continue
-                marked = conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None))
-                                      .values(delivered_at=self.now(), attempts=message.attempts + 1,
-                                              answer=json.dumps(answers[message.id], default=str)))
-                if marked.rowcount and on_acknowledged is not None:
-                    on_acknowledged(conn, message, answers[message.id])
-        for message in group:
-            if message.id not in answers:
-                self._failed(message, RuntimeError("not acknowledged in its batch"))
-        return len(answers)
+            for message, answer, error in outcomes:
+                if error is None:
+                    self._mark(conn, message, answer)
+                else:
+                    self._failed(conn, message, error)
+        return sum(1 for _, _, error in outcomes if error is None)
 
     def deliver(self, message: Message) -> bool:
         """Deliver one message and record the outcome; True when acknowledged."""
-        deliver, on_acknowledged = self._receivers[message.target]
-        try:
-            answer = deliver(message)
-        except Exception as error:  # any failure is retried: the receiver is idempotent on the key
-            self._failed(message, error)
-            return False
+        message, answer, error = self._attempt(message)
         with self.transaction() as conn:
-            marked = conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None))
-                                  .values(delivered_at=self.now(), answer=json.dumps(answer, default=str),
-                                          attempts=message.attempts + 1))
-            if marked.rowcount and on_acknowledged is not None:
-                on_acknowledged(conn, message, answer)
-        return True
+            if error is None:
+                self._mark(conn, message, answer)
+            else:
+                self._failed(conn, message, error)
+        return error is None
 
-    def _failed(self, message: Message, error: Exception) -> None:
+    @staticmethod
+    def _attempt_together(many: DeliverMany, group: list[Message]) -> list[Outcome]:
+        """Deliver ``group`` in one call; a message the answer leaves out is retried later."""
+        try:
+            answers = many(group)
+        except Exception as error:  # retried, each on its own back-off
+            return [(message, None, error) for message in group]
+        missing = RuntimeError("not acknowledged in its batch")
+        return [(message, answers[message.id], None) if message.id in answers else (message, None, missing)
+                for message in group]
+
+    def _attempt(self, message: Message) -> Outcome:
+        deliver, _ = self._receivers[message.target]
+        try:
+            return message, deliver(message), None
+        except Exception as error:  # any failure is retried: the receiver is idempotent on the key
+            return message, None, error
+
+    def _mark(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
+        _, on_acknowledged = self._receivers[message.target]
+        marked = conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None))
+                              .values(delivered_at=self.now(), answer=json.dumps(answer, default=str),
+                                      attempts=message.attempts + 1))
+        if marked.rowcount and on_acknowledged is not None:
+            on_acknowledged(conn, message, answer)
+
+    def _failed(self, conn: Connection, message: Message, error: Exception) -> None:
         attempts = message.attempts + 1
         log.warning("outbox: %s %s %s not delivered (attempt %d): %s", message.target, message.kind, message.key,
                     attempts, error)
-        with self.transaction() as conn:
-            conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None)).values(
-                attempts=attempts, last_error=str(error)[:500],
-                due_at=self.now() + backoff_ms(attempts, self.largest_backoff_ms)))
+        conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None)).values(
+            attempts=attempts, last_error=str(error)[:500],
+            due_at=self.now() + backoff_ms(attempts, self.largest_backoff_ms)))
 
     def drain(self, timeout: float = 30.0, target: str | None = None) -> bool:
         """Deliver until nothing is pending (held messages included) or ``timeout`` passes;

@@ -19,6 +19,7 @@ from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
 from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
 from slotforge.rgs.schema import autoplays, carried_state, rounds
+from slotforge.rgs.seamless import DebitIntent
 from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view, server_of
 
 router = APIRouter(prefix="/v1")
@@ -98,7 +99,8 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
         "player": auth.player_id,
         "currency": auth.currency,
         "mode": "fun" if auth.fun else "real",
-        "balance": to_text(balance),
+        "balance": to_text(balance),  # seamless: the last balance the operator's wallet reported
+        "wallet": auth.wallet,
         "jurisdiction": {"name": auth.jurisdiction_name, **json.loads(auth.jurisdiction.model_dump_json())},
         "games": [describe_game(game) for game in server.games.values()],
         "open_rounds": [round_view(row) for row in open_rounds],
@@ -133,11 +135,13 @@ def play_round(body: RoundRequest, auth: Player, request: Request, key: Idempote
         except (ScriptError, BetError) as error:
             raise invalid(f"script.{field_of(str(error)) or ''}".rstrip("."), f"script.{error}") from error
 
-    def work(conn, row):
-        return server.start_round(conn, row, auth, game, bet, script, body.autoplay)
-
     fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
-    return answer(*server.exactly_once(auth, key, fingerprint, work))
+
+    def run(debit: DebitIntent | None) -> tuple[int, dict[str, Any]]:
+        return server.exactly_once(auth, key, fingerprint, lambda conn, row: server.start_round(
+            conn, row, auth, game, bet, script, body.autoplay, debit=debit))
+
+    return answer(*server.staked(auth, key, game.code, bet.total_bet, body.autoplay, run))
 
 
 @router.post("/rounds/{round_id}/decisions")

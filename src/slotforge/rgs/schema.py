@@ -48,7 +48,8 @@ players = Table(
     Column("external_id", String(100), nullable=False),
     Column("currency", String(3), nullable=False),
     Column("fun", Boolean, nullable=False),
-    Column("balance", BigInteger, nullable=False),
+    Column("balance", BigInteger, nullable=False),  # seamless: the last balance the operator's wallet told
+    Column("wallet", String(12), nullable=False, server_default="internal"),  # internal seamless
     Column("last_round_at", BigInteger, nullable=True),
     Column("created_at", BigInteger, nullable=False),
     UniqueConstraint("operator_id", "external_id"),
@@ -98,6 +99,10 @@ rounds = Table(
     Column("void_reason", Text, nullable=True),
     Column("started_at", BigInteger, nullable=False),
     Column("finished_at", BigInteger, nullable=True),
+    # Seamless wallet: the debit's transaction id, and where the round stands with the wallet
+    # (credit_pending settled rollback_pending rolled_back).
+    Column("wallet_tx", String(64), nullable=True),
+    Column("wallet_status", String(20), nullable=True),
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
 )

@@ -32,6 +32,7 @@ from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, ha
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
+from slotforge.rgs.seamless import DebitIntent, Declined, SeamlessWallet
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.wallet import InternalWallet, Wallet
 
@@ -52,6 +53,9 @@ INSERT_ROUND = insert(rounds).returning(rounds.c.id)
 FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
     status="complete", win=bindparam("p_win"), jackpot_win=bindparam("p_jackpot"),
     balance_after=bindparam("p_balance"), finished_at=bindparam("p_now"), record=bindparam("p_record"))
+PLAY_PLACEHOLDER = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
+    status=bindparam("p_status"), record=bindparam("p_record"), balance_before=bindparam("p_before"),
+    balance_after=bindparam("p_after"), started_at=bindparam("p_now"))
 # Kinds of step that mean a feature was won (autoplay's stop_on_feature).
 FEATURE_STEPS = {"free", "bonus"}
 
@@ -67,6 +71,7 @@ class Auth:
     jurisdiction_name: str
     jurisdiction: Jurisdiction
     started_at: int
+    wallet: str = "internal"  # where the player's money is: internal, or seamless (the operator's)
 
 
 def iso(ms: int | None) -> str | None:
@@ -105,6 +110,8 @@ class Server:
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
+        # The operators' own wallets, called over HTTP (their receiver registered with the outbox).
+        self.seamless = SeamlessWallet(settings, engine, self.outbox, self.now)
 
     def now(self) -> int:
         return int(self.clock() * 1000)
@@ -169,15 +176,90 @@ class Server:
             with self._flight_lock:
                 self._in_flight.discard(flight)
 
+    # -- the wallet -----------------------------------------------------------------------------
+    def wallet_of(self, row: dict[str, Any]) -> Wallet:
+        """The wallet that holds a round's money: the operator's once its debit was taken there."""
+        return self.seamless if row.get("wallet_tx") else self.wallet
+
+    def staked(self, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
+               run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+        """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
+        before the round's transaction with its rollback held (see :mod:`slotforge.rgs.seamless`);
+        None for the internal wallet, and for a request answered already or still running."""
+        if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
+            return run(None)
+        now = self.now()
+        with self.engine.connect() as conn:  # what would refuse the round refuses it before the debit
+            player = dict(conn.execute(select(players).where(players.c.id == auth.player_id)).mappings().one())
+            self.refuse_open_round(conn, auth.player_id, game)
+            self.refuse_too_soon(player, auth.jurisdiction, now)
+            if autoplay_id is not None:
+                self.refuse_stopped_autoplay(conn, auth, autoplay_id)
+        balance = player["balance"]
+        placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
+                           currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=to_minor(stake, "bet"),
+                           win=0, jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
+                           started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
+                           wallet_status="debit_pending")
+        intent = self.seamless.hold(self.transaction, placeholder, game)
+        committed = False
+        try:
+            self.seamless.send(intent)
+            answer = run(intent)
+            committed = True
+            return answer
+        finally:
+            self.seamless.settle(self.transaction, intent, committed)
+
+    def answered_or_running(self, auth: Auth, key: str) -> bool:
+        """Whether a request with this key has its answer stored, or runs in this process (so
+        that a retry sends no debit)."""
+        with self._flight_lock:
+            if (auth.player_id, key) in self._in_flight:
+                return True
+        with self.engine.connect() as conn:
+            return conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None
+
+    def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
+        """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
+        wallet = self.wallet if debit is None else self.seamless
+        reference = None if debit is None else debit.transaction_id
+        row["balance_after"] = wallet.debit(conn, row["player_id"], "stake", row["stake"], round_id=row["id"],
+                                            reference=reference, now=now)
+        row["wallet_tx"] = reference
+
+    def declined(self, conn: Connection, row: dict[str, Any], debit: DebitIntent, error: Declined,
+                 now: int) -> tuple[int, dict[str, Any]]:
+        """A seamless debit that did not succeed: the round is void, its rollback delivered,
+        nothing taken; 402 when the wallet said so, else 503."""
+        self.seamless.declined(conn, row["player_id"], row["id"], row["stake"], debit.transaction_id, now)
+        reason = f"wallet: {error}"
+        row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
+                   wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
+                   record=json.dumps({"game": row["game"], "status": "void"}))
+        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
+            status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
+            record=row["record"]))
+        if error.code == "INSUFFICIENT_FUNDS":
+            balance = {} if error.balance is None else {"balance": to_text(error.balance)}
+            return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
+                         "taken", "round": row["id"], **balance}
+        return 503, {"error": "WALLET_UNAVAILABLE", "message": f"{error}; the round is void and nothing was taken",
+                     "round": row["id"]}
+
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
-                    script: runner.Script | None, autoplay_id: int | None) -> tuple[int, dict[str, Any]]:
-        """Take the stake and play a new round (it stays open if it waits for a decision)."""
+                    script: runner.Script | None, autoplay_id: int | None,
+                    debit: DebitIntent | None = None) -> tuple[int, dict[str, Any]]:
+        """Take the stake and play a new round (it stays open if it waits for a decision).
+        ``debit``: a seamless wallet's debit, sent already (:meth:`staked`)."""
+        if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
+            raise in_progress()
         now = self.now()
         self.refuse_open_round(conn, auth.player_id, game.code)
         self.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
-        if player["balance"] < stake:
+        if debit is None and player["balance"] < stake:  # a seamless wallet answers for itself
             raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(player['balance'])} is below the stake "
                            f"{to_text(stake)}", balance=to_text(player["balance"]))
         if autoplay_id is not None:
@@ -187,6 +269,12 @@ class Server:
                    currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
                    balance_before=player["balance"], balance_after=player["balance"] - stake,
                    autoplay_id=autoplay_id, started_at=now, finished_at=None, void_reason=None)
+        if debit is not None:  # the round's placeholder, sent with the debit
+            row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
+            refused = self.seamless.keep(conn, debit)
+            if refused is not None:
+                return self.declined(conn, row, debit, refused, now)
+            row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
             record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
@@ -195,10 +283,10 @@ class Server:
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
             self.insert_round(conn, row, {"game": game.code, "bet": bet.as_json(), "status": "void"})
-            row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
+            self.take_stake(conn, row, debit, now)
             return self.void(conn, row, "malfunction: the round function failed", now)
         self.insert_round(conn, row, record)
-        row["balance_after"] = self.wallet.debit(conn, auth.player_id, "stake", stake, round_id=row["id"], now=now)
+        self.take_stake(conn, row, debit, now)
         if has_pool(game) and not auth.fun:
             self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now, rate=self.pool_rate(auth.currency),
                                      currency=auth.currency)
@@ -243,9 +331,11 @@ class Server:
                                       currency=row["currency"])
             jackpot = to_minor(won.payout, "jackpot")  # in the player's currency, at the claim's rate
         win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
-        balance = self.wallet.credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
+        balance = self.wallet_of(row).credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
         row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
                    record=json.dumps(record))
+        if row.get("wallet_tx"):
+            row["wallet_status"] = "credit_pending"
         conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
                                     "p_now": now, "p_record": row["record"]})
         state = record.get("state") or {}
@@ -256,16 +346,25 @@ class Server:
 
     def void(self, conn: Connection, row: dict[str, Any], reason: str, now: int) -> tuple[int, dict[str, Any]]:
         """Malfunction: refund the stake, mark the round void (in the caller's transaction)."""
-        balance = self.wallet.credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"], now=now)
+        balance = self.wallet_of(row).credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"],
+                                             now=now)
         row.update(status="void", void_reason=reason, balance_after=balance, finished_at=now)
+        if row.get("wallet_tx"):
+            row["wallet_status"] = "rollback_pending"
         conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
             status="void", void_reason=reason, balance_after=balance, finished_at=now))
         return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
                      "refunded": True, "round": row["id"], "balance": to_text(balance)}
 
     def insert_round(self, conn: Connection, row: dict[str, Any], record: dict[str, Any]) -> None:
-        """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record."""
+        """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record.
+        A seamless round's placeholder (``row`` has its id) becomes the round."""
         row.update(status="awaiting" if record.get("status") == "awaiting" else "open", record=json.dumps(record))
+        if "id" in row:
+            conn.execute(PLAY_PLACEHOLDER, {"p_round": row["id"], "p_status": row["status"], "p_record": row["record"],
+                                            "p_before": row["balance_before"], "p_after": row["balance_after"],
+                                            "p_now": row["started_at"]})
+            return
         row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
 
     # -- refusals -------------------------------------------------------------------------------
@@ -420,7 +519,15 @@ def round_view(row: Any) -> dict[str, Any]:
         "jackpot_win": to_text(row["jackpot_win"]),
         "currency": row["currency"],
         **({"void_reason": row["void_reason"]} if row["void_reason"] else {}),
+        **({"wallet": wallet_view(row)} if row.get("wallet_tx") else {}),
     }
+
+
+def wallet_view(row: Any) -> dict[str, Any]:
+    """Where a seamless round stands with the operator's wallet: its debit's transaction id and
+    ``debited``, ``credit_pending`` (until the wallet acknowledges the win), ``settled``,
+    ``rollback_pending`` or ``rolled_back``."""
+    return {"transaction_id": row["wallet_tx"], "status": row.get("wallet_status") or "debited"}
 
 
 def pool_allowed(game: Game, auth: Auth, settings: Settings) -> bool:

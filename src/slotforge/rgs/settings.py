@@ -13,9 +13,9 @@ import socket
 import tomllib
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 
@@ -64,6 +64,59 @@ SHIPPED_JURISDICTIONS: dict[str, Jurisdiction] = {
 }
 
 
+class OperatorSettings(Strict):
+    """How one operator (by the name given to ``slotforge operator add``) keeps its players' money:
+    ``internal`` (the server's own books, moved by deposits and withdrawals) or ``seamless`` (the
+    operator's wallet, called over HTTP for every round; see docs/wallet.md)."""
+
+    wallet: Literal["internal", "seamless"] = "internal"
+    wallet_url: str | None = Field(None, validate_default=True, description="the wallet's base URL (seamless)")
+    wallet_secret: SecretStr | None = Field(None, validate_default=True,
+                                            description="the shared secret of the X-Signature HMAC (seamless)")
+    timeout_s: float = Field(2.0, gt=0, le=30, description="time allowed to one call of the wallet")
+    debit_attempts: int = Field(2, ge=1, le=5, description="tries of a debit (same transaction id) before it "
+                                "is rolled back and the round void")
+    rollback_hold_s: int = Field(60, ge=1, le=3600, description="a debit's rollback falls due this long after "
+                                 "it was sent unless its round committed (a crash mid-round)")
+
+    @field_validator("wallet_url")
+    @classmethod
+    def _url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            if info.data.get("wallet") == "seamless":
+                raise ValueError('required when wallet = "seamless"')
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("wallet_secret")
+    @classmethod
+    def _secret(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        if value is None and info.data.get("wallet") == "seamless":
+            raise ValueError('required when wallet = "seamless"')
+        if value is not None and len(value.get_secret_value()) < 16:
+            raise ValueError("expected at least 16 characters")
+        return value
+
+    @field_validator("rollback_hold_s")
+    @classmethod
+    def _hold(cls, value: int, info: ValidationInfo) -> int:
+        timeout, attempts = info.data.get("timeout_s"), info.data.get("debit_attempts")
+        if timeout is not None and attempts is not None and value < 2 * attempts * (timeout + 0.2) + 1:
+            raise ValueError(f"expected at least twice the debit's retries ({attempts} x timeout_s {timeout}) "
+                             "plus a second")
+        return value
+
+    @property
+    def seamless(self) -> bool:
+        return self.wallet == "seamless"
+
+    def budget_s(self) -> float:
+        """The longest a debit can take with its retries: its rollback must wait longer."""
+        return self.debit_attempts * (self.timeout_s + 0.2)
+
+
 class Settings(BaseSettings):
     """Everything an operator can set (see docs/server.md for each field)."""
 
@@ -109,6 +162,12 @@ class Settings(BaseSettings):
         digest = hashlib.sha256(self.database_url.encode()).hexdigest()[:10]
         host = re.sub(r"[^A-Za-z0-9_.@-]", "-", socket.gethostname())[:60] or "server"
         return f"{host}-{digest}"
+
+    operators: dict[str, OperatorSettings] = Field(default_factory=dict,
+                                                   description="per operator name: its wallet (internal by default)")
+
+    def operator(self, name: str) -> OperatorSettings:
+        return self.operators.get(name) or OperatorSettings()
 
     def jurisdiction(self, name: str) -> Jurisdiction | None:
         return {**SHIPPED_JURISDICTIONS, **self.jurisdictions}.get(name)

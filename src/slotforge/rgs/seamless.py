@@ -1,0 +1,393 @@
+"""The operator's wallet, called over HTTP for every round (the seamless wallet).
+
+An operator configured with ``wallet = "seamless"`` keeps its players' money itself; the server
+calls ``POST {base}/debit``, ``/credit`` and ``/rollback`` with ``{"transaction_id", "round_id",
+"player_id", "amount", "currency", "game"}`` signed by ``X-Signature: hex(HMAC-SHA256(secret,
+body))``, and the wallet answers ``{"balance": "..."}`` or ``{"error": CODE}`` (docs/wallet.md).
+
+How a round's money stays exact whatever fails:
+
+- **The debit** is sent before the round's transaction, with no lock held, so that a slow
+  wallet holds up no other round (on SQLite the round's transaction holds the database's one
+  write lock). First the round's placeholder (status ``pending``, whose id the debit carries) and
+  the debit's *held* rollback are committed on their own (:meth:`SeamlessWallet.hold`): the
+  rollback falls due ``rollback_hold_s`` later unless cancelled. The debit is retried with the
+  same transaction id (:meth:`WalletClient.debit`). Then the round's transaction keeps it
+  (:meth:`SeamlessWallet.keep` cancels the held rollback, so the cancellation commits exactly
+  when the round does) and plays the round in the placeholder; or, for a debit that timed out,
+  failed or was refused, voids the round and makes the rollback due at once (402 or 503,
+  nothing taken). If the round's transaction fails, or the process dies before it commits, the
+  rollback is delivered (at once, or when it falls due in the next process) and its
+  acknowledgement voids the placeholder.
+- **The credit** (every completed round's, a zero win included, so the wallet can close the
+  round) and **the rollback of a void round** are written to the outbox in the round's
+  transaction and delivered by its worker until the wallet acknowledges; the round shows
+  ``credit_pending`` or ``rollback_pending`` until then.
+- The rollback's ``transaction_id`` is the debit's: a wallet that never saw the debit
+  acknowledges it and remembers, so a late debit is refused.
+
+The server's own ledger still records each round's stake, win and refund (the audit's rounds
+check); a seamless player's ``balance`` column only keeps the last balance the wallet reported.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import httpx
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
+
+from slotforge.rgs import outbox as mail
+from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.outbox import Message, Outbox
+from slotforge.rgs.schema import operators, players, rounds
+from slotforge.rgs.settings import OperatorSettings, Settings
+from slotforge.rgs.wallet import ENTRY
+
+log = logging.getLogger("slotforge.rgs.seamless")
+
+TARGET = "wallet"
+SIGNATURE_HEADER = "X-Signature"
+# Answers that say the wallet did not apply a debit, and why.
+REFUSALS = {"INSUFFICIENT_FUNDS", "UNKNOWN_PLAYER", "TRANSACTION_ROLLED_BACK", "CURRENCY_MISMATCH"}
+# Where a round stands with the wallet once an acknowledgement arrives.
+SETTLED = {"credit": "settled", "rollback": "rolled_back"}
+
+SET_BALANCE = update(players).where(players.c.id == bindparam("p_player")).values(balance=bindparam("p_balance"))
+ADD_BALANCE = (update(players).where(players.c.id == bindparam("p_player"))
+               .values(balance=players.c.balance + bindparam("p_amount")).returning(players.c.balance))
+ROUND_WALLET = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
+    wallet_tx=bindparam("p_tx"), wallet_status=bindparam("p_status"))
+PENDING_WINS = select(func.coalesce(func.sum(rounds.c.win), 0)).where(
+    rounds.c.player_id == bindparam("p_player"), rounds.c.wallet_status == "credit_pending")
+INSERT_PLACEHOLDER = insert(rounds).returning(rounds.c.id)
+ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    """A request body as sent (and signed): compact JSON, keys sorted."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+
+
+def sign(secret: str, body: bytes) -> str:
+    """The ``X-Signature`` of ``body``: hex(HMAC-SHA256(secret, body))."""
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def signed_correctly(secret: str, body: bytes, signature: str | None) -> bool:
+    return signature is not None and hmac.compare_digest(sign(secret, body), signature)
+
+
+class Unclear(Exception):
+    """The wallet's answer says nothing certain (a time-out, a 5xx, a lost connection, garbage):
+    the call may or may not have been applied."""
+
+
+class Declined(Exception):
+    """A debit that did not succeed: refused (``code`` from the wallet) or unanswered
+    (``unclear``). Either way its rollback is delivered and the round is void."""
+
+    def __init__(self, code: str, message: str, balance: int | None = None, unclear: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.balance = balance
+        self.unclear = unclear
+
+
+def balance_of(answer: dict[str, Any]) -> int | None:
+    """The wallet's ``balance`` as minor units, None when absent or malformed."""
+    try:
+        return to_minor(Decimal(str(answer["balance"])), "balance")
+    except (KeyError, InvalidOperation, ValueError):
+        return None
+
+
+class WalletClient:
+    """One operator's wallet over HTTP: short time-outs, the same transaction id on every retry."""
+
+    def __init__(self, name: str, settings: OperatorSettings) -> None:
+        self.name = name
+        self.settings = settings
+        self.url = settings.wallet_url
+        self._secret = settings.wallet_secret.get_secret_value()
+        timeout = httpx.Timeout(settings.timeout_s, connect=min(settings.timeout_s, 1.0))
+        self.http = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=100,
+                                                                      max_keepalive_connections=50))
+
+    def call(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One signed call; the status and the answer, or :class:`Unclear`."""
+        raw = encode(body)
+        try:
+            answer = self.http.post(f"{self.url}/{kind}", content=raw, headers={
+                "Content-Type": "application/json", SIGNATURE_HEADER: sign(self._secret, raw)})
+        except httpx.HTTPError as error:
+            raise Unclear(f"{kind} {body['transaction_id']}: {type(error).__name__}: {error}") from error
+        if answer.status_code >= 500:
+            raise Unclear(f"{kind} {body['transaction_id']}: the wallet answered {answer.status_code}")
+        try:
+            parsed = answer.json()
+        except ValueError as error:
+            raise Unclear(f"{kind} {body['transaction_id']}: the answer is not JSON") from error
+        if not isinstance(parsed, dict) or (answer.status_code == 200 and balance_of(parsed) is None) or (
+                answer.status_code != 200 and not isinstance(parsed.get("error"), str)):
+            raise Unclear(f"{kind} {body['transaction_id']}: unexpected answer {answer.status_code} {parsed!r:.200}")
+        return answer.status_code, parsed
+
+    def debit(self, body: dict[str, Any]) -> int:
+        """Take the stake; the wallet's new balance, or :class:`Declined`."""
+        problem = "no attempt"
+        for attempt in range(self.settings.debit_attempts):
+            if attempt:
+                time.sleep(0.05 * attempt)
+            try:
+                status, answer = self.call("debit", body)
+            except Unclear as error:
+                problem = str(error)
+                continue
+            if status == 200:
+                return balance_of(answer)
+            return self._refused(answer)
+        raise Declined("WALLET_UNAVAILABLE", f"the operator's wallet did not answer the debit: {problem}",
+                       unclear=True)
+
+    @staticmethod
+    def _refused(answer: dict[str, Any]) -> int:
+        code = answer["error"]
+        if code not in REFUSALS:  # DUPLICATE_TRANSACTION or unknown to us: applied or not, we cannot tell
+            raise Declined("WALLET_UNAVAILABLE", f"the wallet answered the debit with {code}", unclear=True)
+        raise Declined(code, f"the wallet refused the debit: {code}", balance=balance_of(answer))
+
+    def deliver(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A credit or rollback for the outbox: the acknowledgement, or an exception to retry later."""
+        status, answer = self.call(kind, body)
+        code = answer.get("error")
+        # DUPLICATE_TRANSACTION: the wallet has it already. A rollback of a debit for a player the
+        # wallet does not know has nothing to reverse.
+        if status == 200 or code == "DUPLICATE_TRANSACTION" or (kind == "rollback" and code == "UNKNOWN_PLAYER"):
+            return answer
+        raise RuntimeError(f"{kind} {body['transaction_id']}: the wallet answered {status} {code}")
+
+    def close(self) -> None:
+        self.http.close()
+
+
+@dataclass
+class DebitIntent:
+    """A debit about to be sent: its transaction id and its held rollback."""
+
+    transaction_id: str
+    operator: str
+    game: str
+    held_at: int
+    hold_ms: int
+    round_id: int  # its placeholder round's
+    stake: int
+    body: dict[str, Any]
+    sent: bool = False
+    player_id: int = 0
+    balance: int | None = None  # the wallet's answer to a debit that succeeded
+    shown: int | None = None  # the balance shown to the player after it
+    declined: Declined | None = None  # or why it did not
+    taken: bool = False  # succeeded, and its rollback cancelled in the round's transaction
+
+
+@dataclass(frozen=True)
+class PlayerInfo:
+    external_id: str
+    currency: str
+    operator: str
+
+
+@dataclass
+class SeamlessWallet:
+    """The seamless wallets of every operator so configured; a :class:`~slotforge.rgs.wallet.Wallet`
+    for their players (each call inside the round's transaction)."""
+
+    settings: Settings
+    engine: Engine
+    outbox: Outbox
+    now: Callable[[], int]
+    clients: dict[str, WalletClient] = field(default_factory=dict)
+    _intents: dict[str, DebitIntent] = field(default_factory=dict)
+    _players: dict[int, PlayerInfo] = field(default_factory=dict)
+    _names: dict[int, str] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.clients = {name: WalletClient(name, operator) for name, operator in self.settings.operators.items()
+                        if operator.seamless}
+        if self.clients:
+            self.outbox.register(TARGET, self.deliver, self.acknowledged)
+
+    # -- who is seamless ------------------------------------------------------------------------
+    def kind_of(self, conn: Connection, operator_id: int) -> str:
+        """The wallet (internal or seamless) of a new player of this operator."""
+        name = self._names.get(operator_id)
+        if name is None:
+            name = self._names[operator_id] = conn.execute(
+                select(operators.c.name).where(operators.c.id == operator_id)).scalar_one()
+        return self.settings.operator(name).wallet
+
+    def player(self, conn: Connection, player_id: int) -> PlayerInfo:
+        info = self._players.get(player_id)
+        if info is None:
+            row = conn.execute(select(players.c.external_id, players.c.currency, operators.c.name)
+                               .join(operators, operators.c.id == players.c.operator_id)
+                               .where(players.c.id == player_id)).one()
+            info = self._players[player_id] = PlayerInfo(*row)
+        return info
+
+    def client(self, operator: str) -> WalletClient:
+        if operator not in self.clients:
+            raise Declined("WALLET_UNAVAILABLE", f"operator {operator!r} has no seamless wallet in the settings",
+                           unclear=True)
+        return self.clients[operator]
+
+    # -- the debit: held rollback, call, keep -------------------------------------------------
+    def hold(self, transaction: Callable[[], AbstractContextManager[Connection]], placeholder: dict[str, Any],
+             game: str) -> DebitIntent:
+        """Commit, on their own, the round's placeholder (status ``pending``: its id goes with the
+        debit) and the rollback of its debit, due later unless the round's transaction cancels it."""
+        with transaction() as conn:
+            info = self.player(conn, placeholder["player_id"])
+            hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
+            now = self.now()
+            transaction_id = uuid.uuid4().hex
+            round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": transaction_id}).scalar_one()
+            intent = DebitIntent(transaction_id, info.operator, game, now, hold_ms, round_id, placeholder["stake"],
+                                 self.body(transaction_id, round_id, info, placeholder["stake"], game),
+                                 player_id=placeholder["player_id"])
+            mail.enqueue(conn, TARGET, "rollback", transaction_id, {"operator": info.operator, "body": intent.body},
+                         now=now, hold_ms=hold_ms, round_id=round_id)
+        with self._lock:
+            self._intents[transaction_id] = intent
+        return intent
+
+    def send(self, intent: DebitIntent) -> None:
+        """Send the debit (no transaction open: a slow wallet holds up no other round); the
+        outcome is kept in the intent."""
+        intent.sent = True
+        try:
+            intent.balance = self.client(intent.operator).debit(intent.body)
+        except Declined as error:
+            intent.declined = error
+
+    def keep(self, conn: Connection, intent: DebitIntent) -> Declined | None:
+        """In the round's transaction: cancel the held rollback of a debit that succeeded (so
+        the cancellation commits with the round); why not, if it cannot be kept."""
+        if intent.declined is not None:
+            return intent.declined
+        # The held rollback must still be waiting: past half its hold the worker may be about to
+        # deliver it, and a debit it reverses must not be paid as a round.
+        if self.now() - intent.held_at > intent.hold_ms // 2 or not mail.cancel(conn, TARGET, intent.transaction_id):
+            return Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
+        intent.taken = True
+        # The balance shown: the wallet's answer, and the wins on their way to it (a credit the
+        # wallet has not applied yet is not in its answer; one applied meanwhile is counted twice
+        # until the next debit's answer).
+        owed = conn.execute(PENDING_WINS, {"p_player": intent.player_id}).scalar_one()
+        intent.shown = intent.balance + owed
+        return None
+
+    def settle(self, transaction: Callable[[], AbstractContextManager[Connection]], intent: DebitIntent,
+               committed: bool) -> None:
+        """After the round's transaction: a debit whose round did not commit with it taken is
+        rolled back now (its placeholder is made void when the wallet acknowledges)."""
+        with self._lock:
+            self._intents.pop(intent.transaction_id, None)
+        if committed and intent.taken:
+            return
+        with transaction() as conn:
+            mail.make_due(conn, TARGET, intent.transaction_id, self.now())
+        self.outbox.wake()
+
+    @staticmethod
+    def body(transaction_id: str, round_id: int | None, info: PlayerInfo, amount: int, game: str) -> dict[str, Any]:
+        return {"transaction_id": transaction_id, "round_id": round_id, "player_id": info.external_id,
+                "amount": to_text(amount), "currency": info.currency, "game": game}
+
+    # -- the Wallet interface -------------------------------------------------------------------
+    def balance(self, conn: Connection, player_id: int) -> int:
+        """The balance the wallet reported for the last debit, with the wins credited since."""
+        return conn.execute(select(players.c.balance).where(players.c.id == player_id)).scalar_one()
+
+    def debit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+              reference: str | None = None, now: int) -> int:
+        """Record a stake the wallet took (``reference``: the debit's transaction id, kept by
+        :meth:`keep`); the wallet's balance."""
+        intent = self._intents[reference]
+        conn.execute(SET_BALANCE, {"p_player": player_id, "p_balance": intent.shown})
+        conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                 reference=None, created_at=now))
+        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": None})
+        return intent.shown
+
+    def declined(self, conn: Connection, player_id: int, round_id: int, amount: int, reference: str,
+                 now: int) -> None:
+        """A debit that did not succeed: its round's stake and refund in the ledger (nothing
+        moved), its rollback due now."""
+        void_entries(conn, player_id, round_id, amount, now)
+        mail.make_due(conn, TARGET, reference, now)
+        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": "rollback_pending"})
+
+    def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
+               reference: str | None = None, now: int) -> int:
+        """A round's win (``kind`` "win": a credit) or a void round's refund ("refund": the
+        debit's rollback), owed to the wallet through the outbox; the expected balance."""
+        transaction_id, game = conn.execute(ROUND_TX, {"p_round": round_id}).one()
+        info = self.player(conn, player_id)
+        if kind == "win":
+            key, status, wallet_kind = f"{transaction_id}-win", "credit_pending", "credit"
+        else:
+            key, status, wallet_kind = transaction_id, "rollback_pending", "rollback"
+        body = self.body(key, round_id, info, amount, game)
+        mail.enqueue(conn, TARGET, wallet_kind, key, {"operator": info.operator, "body": body}, now=now,
+                     round_id=round_id)
+        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": transaction_id, "p_status": status})
+        if amount:
+            conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                     reference=None, created_at=now))
+        balance = conn.execute(ADD_BALANCE, {"p_player": player_id, "p_amount": amount}).scalar_one()
+        self.outbox.wake()
+        return balance
+
+    # -- the outbox's receiver ------------------------------------------------------------------
+    def deliver(self, message: Message) -> dict[str, Any]:
+        return self.client(message.payload["operator"]).deliver(message.kind, message.payload["body"])
+
+    def acknowledged(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
+        if message.round_id is None:
+            return
+        if message.kind == "rollback":  # a round that never got past its debit is void now
+            pending = conn.execute(select(rounds.c.player_id, rounds.c.stake).where(
+                rounds.c.id == message.round_id, rounds.c.status == "pending")).first()
+            if pending is not None:
+                now = self.now()
+                void_entries(conn, pending.player_id, message.round_id, pending.stake, now)
+                conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
+                    status="void", finished_at=now, void_reason="the round did not complete after its debit "
+                    "(the server stopped or refused the request); the debit is rolled back"))
+        conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
+            wallet_status=SETTLED[message.kind]))
+
+    def close(self) -> None:
+        for client in self.clients.values():
+            client.close()
+
+
+def void_entries(conn: Connection, player_id: int, round_id: int, amount: int, now: int) -> None:
+    """A void round's stake and refund in the ledger, as for every void round (nothing moved)."""
+    for kind in ("stake", "refund"):
+        conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
+                                 reference=None, created_at=now))
