@@ -110,7 +110,8 @@ def test_every_help_lists_help_like_the_other_flags_without_a_type():
         result = invoke(*path, "--help")
         lines = [line for line in result.stdout.splitlines() if "--help " in line]
         assert result.exit_code == 0 and len(lines) == 1, (path, result.output)
-        assert "<" not in lines[0] and "Show this message and exit." in lines[0], (path, lines[0])
+        # The flag's own line: its description may wrap in a narrow terminal, its type never shows.
+        assert "<" not in lines[0] and "Show this message" in lines[0], (path, lines[0])
 
 
 # -- output a person reads -------------------------------------------------------------------

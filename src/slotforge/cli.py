@@ -871,7 +871,7 @@ def report_audit(problems: list[str], checked: str) -> None:
     out.print(f"[green]the books balance[/green]: {checked}")
 
 
-wallet_demo_app = typer.Typer(help="the reference seamless wallet (for tests, demos and operators writing their own)",
+wallet_demo_app = typer.Typer(cls=Group, help="the reference seamless wallet (for tests, demos and operators writing their own)",
                               no_args_is_help=True)
 app.add_typer(wallet_demo_app, name="wallet-demo")
 WalletDatabaseOpt = typer.Option(Path("wallet-demo.db"), "--database", help="the wallet's SQLite file")
@@ -881,7 +881,7 @@ def probability(name: str) -> Any:
     return typer.Option(0.0, f"--{name}", min=0.0, max=1.0, help=f"chance of a {name} per call (see `serve --help`)")
 
 
-@wallet_demo_app.command("serve")
+@wallet_demo_app.command("serve", cls=Command)
 def wallet_demo_serve(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8100, "--port"),
@@ -918,7 +918,7 @@ def wallet_demo_serve(
     uvicorn.run(wallet, host=host, port=port, log_level="warning")
 
 
-@wallet_demo_app.command("books")
+@wallet_demo_app.command("books", cls=Command)
 def wallet_demo_books(database: Path = WalletDatabaseOpt) -> None:
     """Print the wallet's books (JSON); exit 1 if a balance is not the sum of its movements."""
     from slotforge.rgs.wallet_demo import books_of
