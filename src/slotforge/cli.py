@@ -871,8 +871,9 @@ def report_audit(problems: list[str], checked: str) -> None:
     out.print(f"[green]the books balance[/green]: {checked}")
 
 
-wallet_demo_app = typer.Typer(cls=Group, help="the reference seamless wallet (for tests, demos and operators writing their own)",
-                              no_args_is_help=True)
+wallet_demo_app = typer.Typer(
+    cls=Group, help="the reference seamless wallet (for tests, demos and operators writing their own)",
+    no_args_is_help=True)
 app.add_typer(wallet_demo_app, name="wallet-demo")
 WalletDatabaseOpt = typer.Option(Path("wallet-demo.db"), "--database", help="the wallet's SQLite file")
 
