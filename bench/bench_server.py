@@ -1,25 +1,32 @@
-"""The game server: durable Dynasty rounds per second and their latency, 32 players at once.
+"""The game server: durable rounds per second and their latency, 32 players at once, in four
+configurations measured in the same run:
 
     python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1]
-                                 [--wallets internal,seamless]
+                                 [--configurations internal,seamless,embedded,networked]
 
-For each database a real ``slotforge serve`` process is started; 32 players each play rounds
-back to back (every answer is a committed round: stake, record, win and ledger on disk). The
-same server's bare ``GET /v1/health`` rate with the same concurrency is measured in the same run
-as the reference: what the HTTP stack alone costs on this machine. Server and load generator
-share the machine; the load generator writes HTTP/1.1 by hand so that it costs the server's
-machine little CPU. PostgreSQL is expected at 127.0.0.1:5432 (user postgres).
+- ``internal``: Dynasty, the players' money in the server's own database (the reference);
+- ``seamless``: Dynasty, the players' money at ``slotforge wallet-demo`` (its own process and
+  SQLite database, no faults): every round's debit sent over HTTP, its credit delivered by the
+  outbox worker; the wallet calls still owed when the load stops show whether the outbox kept up;
+- ``embedded``: Divine Fortune, every round contributing to the Mega pool kept in the server's
+  database (the reference for the next; a bonus start is answered with a decision);
+- ``networked``: Divine Fortune with the pool at a jackpot service (``slotforge jackpot serve``,
+  its own database of the same kind) reached through the outbox; how long after the load the
+  last contribution was delivered is printed.
 
-Each database is measured with the internal wallet and with a seamless one: the operator's
-players' money kept by ``slotforge wallet-demo`` (its own process and SQLite database, no faults),
-called over HTTP for every round's debit in the round's transaction, its credit delivered by the
-outbox worker. The wallet calls still owed when the load stops show whether the outbox kept up.
+For each database a real ``slotforge serve`` process is started; the players play rounds back to
+back (every answer is a committed round: stake, record, win and ledger on disk). The same
+server's bare ``GET /v1/health`` rate with the same concurrency is measured in the same run as the
+reference for the HTTP stack alone. Server and load generator share the machine; the load
+generator writes HTTP/1.1 by hand so that it costs the server's machine little CPU. PostgreSQL is
+expected at 127.0.0.1:5432 (user postgres).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import secrets
 import signal
@@ -29,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -76,11 +84,23 @@ def wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
     raise SystemExit(f"{url} did not answer: see {log}")
 
 
-def start_server(database_url: str, folder: Path, port: int, workers: int = 1,
-                 wallet_port: int | None = None) -> subprocess.Popen:
+def start_jackpot_service(database_url: str, folder: Path, port: int) -> subprocess.Popen:
+    """``slotforge jackpot serve`` on its own database."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "slotforge.cli", "jackpot", "serve", "--port", str(port), "--database", database_url],
+        env={**os.environ, "PYTHONPATH": str(SRC)}, stdout=open(folder / "jackpot.log", "w"),
+        stderr=subprocess.STDOUT, start_new_session=True)
+    wait_for(f"http://127.0.0.1:{port}/v1/health", process, folder / "jackpot.log")
+    return process
+
+
+def start_server(database_url: str, folder: Path, port: int, workers: int, game: str,
+                 wallet_port: int | None = None, jackpot_url: str | None = None) -> subprocess.Popen:
     config = folder / "settings.toml"
     config.write_text(SETTINGS + (seamless_settings(wallet_port) if wallet_port else ""))
-    env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": '["dynasty"]'}
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": json.dumps([game])}
+    if jackpot_url:
+        env["SLOTFORGE_JACKPOT_URL"] = jackpot_url
     process = subprocess.Popen(
         [sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port), "--database", database_url,
          "--config", str(config), "--workers", str(workers)],
@@ -143,11 +163,13 @@ class Connection:
         self.writer.close()
 
 
-async def load(port: int, tokens: list[str], seconds: float, rounds: bool) -> list[float]:
-    """Requests back to back from every player for ``seconds``; the latencies in seconds."""
+async def load(port: int, tokens: list[str], seconds: float, rounds: bool, game: str = "dynasty") -> list[float]:
+    """Requests back to back from every player for ``seconds``; the latencies in seconds of the
+    rounds (a round waiting for a decision is answered with its first option: its latency is
+    that of both requests)."""
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
-    body = b'{"game":"dynasty"}'
+    body = json.dumps({"game": game}).encode()
 
     async def player(token: str) -> None:
         connection = await Connection.open(port)
@@ -160,6 +182,12 @@ async def load(port: int, tokens: list[str], seconds: float, rounds: bool) -> li
                         "POST", "/v1/rounds", {**headers, "Idempotency-Key": secrets.token_hex(8)}, body)
                 else:
                     status, answer = await connection.request("GET", "/v1/health", {})
+                while status == 200 and rounds and b'"status":"awaiting"' in answer:
+                    waiting = json.loads(answer)["round"]
+                    status, answer = await connection.request(
+                        "POST", f"/v1/rounds/{waiting['id']}/decisions",
+                        {**headers, "Idempotency-Key": secrets.token_hex(8)},
+                        json.dumps({"choice": waiting["awaiting"]["options"][0]}).encode())
                 if status != 200:
                     raise SystemExit(f"unexpected answer {status}: {answer[:300]!r}")
                 latencies.append(time.perf_counter() - started)
@@ -174,12 +202,12 @@ def percentile(values: list[float], share: float) -> float:
     return statistics.quantiles(values, n=100)[int(share * 100) - 1] if len(values) > 1 else values[0]
 
 
-async def measure(port: int, key: str, count: int, seconds: float, seamless: bool) -> dict[str, float]:
+async def measure(port: int, key: str, count: int, seconds: float, seamless: bool, game: str) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
         tokens = await players(client, key, count, seamless)
-    await load(port, tokens, 1.0, rounds=True)  # warm up
+    await load(port, tokens, 1.0, rounds=True, game=game)  # warm up
     health = await load(port, tokens, seconds, rounds=False)
-    played = await load(port, tokens, seconds, rounds=True)
+    played = await load(port, tokens, seconds, rounds=True, game=game)
     return {
         "rounds_per_second": len(played) / seconds,
         "p50_ms": percentile(played, 0.50) * 1000,
@@ -200,42 +228,99 @@ def drop(name: str) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def owed_to_wallet(database_url: str) -> int:
-    """Wallet calls (credits, rollbacks) not yet acknowledged."""
+@dataclass(frozen=True)
+class Configuration:
+    """One way of running the server: its game, where the money is, where the pool is."""
+
+    game: str
+    seamless: bool = False
+    networked: bool = False
+    reference: str | None = None  # the configuration it is compared with
+
+
+CONFIGURATIONS = {
+    "internal": Configuration("dynasty"),
+    "seamless": Configuration("dynasty", seamless=True, reference="internal"),
+    "embedded": Configuration("divine-fortune"),
+    "networked": Configuration("divine-fortune", networked=True, reference="embedded"),
+}
+
+
+def database(backend: str, folder: Path, file: str) -> tuple[str | None, str]:
+    """A fresh database of the backend: (the PostgreSQL name to drop or None, its URL)."""
+    if backend == "sqlite":
+        return None, f"sqlite:///{folder / file}"
+    return postgres_database()
+
+
+def owed(database_url: str, target: str) -> int:
+    """Messages to ``target`` (wallet, jackpot) not yet acknowledged."""
     from slotforge.rgs import outbox
     from slotforge.rgs.database import connect
 
     engine = connect(database_url)
     try:
         with engine.connect() as conn:
-            return outbox.pending(conn, "wallet")
+            return outbox.pending(conn, target)
     finally:
         engine.dispose()
 
 
-def bench(backend: str, count: int, seconds: float, port: int, workers: int, wallet: str) -> dict[str, float]:
+def drained(database_url: str, target: str) -> float:
+    """Seconds after the load until the server's outbox has delivered every message to ``target``."""
+    started = time.perf_counter()
+    while owed(database_url, target):
+        time.sleep(0.05)
+    return time.perf_counter() - started
+
+
+def bench(backend: str, count: int, seconds: float, port: int, workers: int, setup: Configuration) -> dict[str, float]:
+    sys.path.insert(0, str(SRC))
     with tempfile.TemporaryDirectory() as folder:
-        name = None
-        if backend == "sqlite":
-            url = f"sqlite:///{Path(folder) / 'bench.db'}"
-        else:
-            name, url = postgres_database()
-        seamless = wallet == "seamless"
+        name, url = database(backend, Path(folder), "bench.db")
+        names, helpers = [name], []
         check_free(port)
         check_free(port + 1)
-        wallet_process = start_wallet(Path(folder), port + 1) if seamless else None
-        server = start_server(url, Path(folder), port, workers, port + 1 if seamless else None)
+        jackpot_url = None
+        if setup.seamless:
+            helpers.append(start_wallet(Path(folder), port + 1))
+        if setup.networked:
+            service_name, service_url = database(backend, Path(folder), "jackpot.db")
+            names.append(service_name)
+            helpers.append(start_jackpot_service(service_url, Path(folder), port + 1))
+            jackpot_url = f"http://127.0.0.1:{port + 1}"
+        server = None
         try:
-            figures = asyncio.run(measure(port, operator_key(url, SEAMLESS if seamless else None), count, seconds,
-                                          seamless))
-            figures["owed_to_wallet"] = owed_to_wallet(url) if seamless else 0
+            server = start_server(url, Path(folder), port, workers, setup.game,
+                                  port + 1 if setup.seamless else None, jackpot_url)
+            key = operator_key(url, SEAMLESS if setup.seamless else None)
+            figures = asyncio.run(measure(port, key, count, seconds, setup.seamless, setup.game))
+            if setup.seamless:
+                figures["owed"] = owed(url, "wallet")
+            if setup.networked:
+                figures["backlog_s"] = drained(url, "jackpot")
             return figures
         finally:
-            stop(server)
-            if wallet_process:
-                stop(wallet_process)
-            if name:
-                drop(name)
+            for process in [server, *helpers]:
+                if process is not None:
+                    stop(process)
+            for each in names:
+                if each:
+                    drop(each)
+
+
+def describe(backend: str, label: str, figures: dict[str, float], reference: dict[str, float] | None) -> str:
+    line = (f"{backend:10} {label:9} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
+            f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
+            f"GET /v1/health {figures['health_per_second']:8,.0f}/s")
+    if reference:
+        speed = figures["rounds_per_second"] / reference["rounds_per_second"]
+        line += f"   vs {reference['label']}: rounds/s {speed:.2f}, p99 {figures['p99_ms'] / reference['p99_ms']:.2f}"
+    if "owed" in figures:
+        line += f"   owed to the wallet at the end {figures['owed']:,}"
+    if "backlog_s" in figures:
+        line += f"   contributions delivered {figures['backlog_s']:.1f} s after the load"
+    return line
 
 
 def main() -> None:
@@ -245,22 +330,22 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--workers", type=int, default=1, help="server processes (slotforge serve --workers)")
-    parser.add_argument("--wallets", default="internal,seamless", help="internal, seamless (wallet-demo) or both")
+    parser.add_argument("--configurations", default=",".join(CONFIGURATIONS),
+                        help=f"any of {', '.join(CONFIGURATIONS)} (comma-separated)")
     args = parser.parse_args()
-    print(f"{args.players} players, {args.seconds:.0f} s each, Dynasty default bet, gamble off, "
+    chosen = args.configurations.split(",")
+    unknown = sorted(set(chosen) - set(CONFIGURATIONS))
+    if unknown:
+        parser.error(f"--configurations: unknown {unknown}; expected any of {list(CONFIGURATIONS)}")
+    print(f"{args.players} players, {args.seconds:.0f} s each, default bets, gamble off, "
           f"{args.workers} server process(es)")
     for backend in args.backends.split(","):
-        internal = None
-        for wallet in args.wallets.split(","):
-            figures = bench(backend, args.players, args.seconds, args.port, args.workers, wallet)
-            internal = internal or (figures if wallet == "internal" else None)
-            versus = (f"   vs internal {figures['rounds_per_second'] / internal['rounds_per_second']:.2f}"
-                      if internal and wallet != "internal" else "")
-            owed = f"   owed to the wallet at the end {figures['owed_to_wallet']:,}" if wallet == "seamless" else ""
-            print(f"{backend:10} {wallet:8} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
-                  f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
-                  f"GET /v1/health {figures['health_per_second']:8,.0f}/s   "
-                  f"rounds/health {figures['rounds_per_second'] / figures['health_per_second']:.2f}{versus}{owed}")
+        measured: dict[str, dict[str, float]] = {}
+        for label in chosen:
+            setup = CONFIGURATIONS[label]
+            figures = bench(backend, args.players, args.seconds, args.port, args.workers, setup)
+            measured[label] = {**figures, "label": label}
+            print(describe(backend, label, figures, measured.get(setup.reference or "")), flush=True)
 
 
 if __name__ == "__main__":
