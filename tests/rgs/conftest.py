@@ -194,6 +194,25 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def launch(args: list[str], env: dict[str, str], log: Path, health_url: str, what: str,
+           timeout: float) -> subprocess.Popen:
+    """Start a server process (its output appended to ``log``) and wait until ``health_url``
+    answers 200; fails with the log's tail if it exits or is not ready in ``timeout`` seconds."""
+    with open(log, "a") as out:
+        process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited with {process.returncode}: {log.read_text()[-2000:]}")
+        try:
+            if httpx.get(health_url, timeout=1).status_code == 200:
+                return process
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"{what} not ready in {timeout} s: {log.read_text()[-2000:]}")
+
+
 class ServerProcess:
     """``slotforge serve`` in a process of its own, started and killed by the test."""
 
@@ -210,19 +229,8 @@ class ServerProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 120) -> ServerProcess:
-        with open(self.log, "a") as log:
-            self.process = subprocess.Popen(self.args, env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited with {self.process.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/v1/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"server not ready in {timeout} s: {self.log.read_text()[-2000:]}")
+        self.process = launch(self.args, self.env, self.log, f"{self.url}/v1/health", "server", timeout)
+        return self
 
     def kill(self) -> None:
         """``kill -9``: no shutdown, no flush."""
@@ -257,3 +265,14 @@ def screen_winning(game, wins) -> tuple[list[list[str]], str]:
 def losing_screen(game) -> list[list[str]]:
     """A first screen of ``game`` that wins nothing."""
     return screen_winning(game, lambda amount: amount == 0)[0]
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    """A jackpot service process on its own SQLite database, shared by a test module."""
+    from .jackpot_processes import JackpotService
+
+    folder = tmp_path_factory.mktemp("jackpot")
+    running = JackpotService(f"sqlite:///{folder / 'jackpot.db'}", folder / "service.log").start()
+    yield running
+    running.kill()

@@ -6,13 +6,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from .conftest import SRC, free_port
+from .conftest import SRC, free_port, launch
 
 
 class JackpotService:
@@ -27,21 +26,10 @@ class JackpotService:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> JackpotService:
-        with open(self.log, "a") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "slotforge.cli", "jackpot", "serve", "--port", str(self.port),
-                 "--database", self.database_url], env=self.env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"jackpot service exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/v1/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"jackpot service not ready in {timeout} s: {self.log.read_text()[-2000:]}")
+        self.process = launch([sys.executable, "-m", "slotforge.cli", "jackpot", "serve", "--port", str(self.port),
+                               "--database", self.database_url], self.env, self.log, f"{self.url}/v1/health",
+                              "jackpot service", timeout)
+        return self
 
     def freeze(self) -> None:
         """``kill -STOP``: the service hangs, connections open and silent."""

@@ -29,14 +29,6 @@ def cents(amount: Decimal) -> Decimal:
     return amount.quantize(Decimal("0.01"), rounding=ROUND_DOWN)
 
 
-@pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("jackpot")
-    running = JackpotService(f"sqlite:///{folder / 'jackpot.db'}", folder / "service.log").start()
-    yield running
-    running.kill()
-
-
 @pytest.fixture(params=["embedded", "networked"])
 def pools(request, games, tmp_path, service):
     """A server's pools (through the ``Jackpots`` interface) and a way to let queued calls land."""

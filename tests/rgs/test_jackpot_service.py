@@ -100,14 +100,6 @@ class GameServer:
 
 
 @pytest.fixture(scope="module")
-def service(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("jackpot")
-    running = JackpotService(f"sqlite:///{folder / 'jackpot.db'}", folder / "service.log").start()
-    yield running
-    running.kill()
-
-
-@pytest.fixture(scope="module")
 def servers(service, tmp_path_factory, games):
     """Two game servers sharing the service, each with its own database."""
     folder = tmp_path_factory.mktemp("servers")

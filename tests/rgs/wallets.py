@@ -22,7 +22,7 @@ from slotforge.rgs.database import connect
 from slotforge.rgs.schema import ledger, players, rounds
 from slotforge.rgs.seamless import encode, sign
 
-from .conftest import SRC, free_port
+from .conftest import SRC, free_port, launch
 
 SECRET = "wallet-secret-for-the-tests-0123"
 OPERATOR = "casino"
@@ -41,20 +41,9 @@ class WalletProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> WalletProcess:
-        with open(self.log, "a") as log:
-            self.process = subprocess.Popen(self.args, env={**os.environ, "PYTHONPATH": str(SRC)}, stdout=log,
-                                            stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"wallet exited with {self.process.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/health", timeout=1).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"wallet not ready in {timeout} s: {self.log.read_text()[-2000:]}")
+        self.process = launch(self.args, {**os.environ, "PYTHONPATH": str(SRC)}, self.log, f"{self.url}/health",
+                              "wallet", timeout)
+        return self
 
     def kill(self) -> None:
         """``kill -9``."""

@@ -21,8 +21,7 @@ The schema is small and the service's own: created on first start.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict
 from decimal import Decimal, localcontext
 from typing import Any
@@ -45,7 +44,7 @@ from sqlalchemy import (
 )
 
 from slotforge.jackpot.pool import EXACT, Claim, InMemoryPool, JackpotError, PoolConfig, PoolState
-from slotforge.rgs.database import GroupCommit, write_transaction
+from slotforge.rgs.database import Writer
 from slotforge.rgs.schema import Id
 
 POOL_CURRENCY = "EUR"
@@ -108,20 +107,11 @@ class Books:
         self.engine = engine
         self.clock = clock
         metadata.create_all(engine)
-        # SQLite: the writers of this process share commits, as the game server's do.
-        self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
+        # Write transactions, shared commits on SQLite as the game server's.
+        self.transaction = Writer(engine)
 
     def now(self) -> int:
         return int(self.clock() * 1000)
-
-    @contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        if self._group is None:
-            with write_transaction(self.engine) as conn:
-                yield conn
-            return
-        with self._group.transaction() as conn:
-            yield conn
 
     def ensure(self, name: str, config: PoolConfig) -> None:
         """Create the pool, seeded, unless it exists."""

@@ -140,6 +140,26 @@ class GroupCommit:
             raise batch.error
 
 
+class Writer:
+    """Opens a process's write transactions on ``engine``: on SQLite through one
+    :class:`GroupCommit` (its one writer at a time queues on a fair, prompt lock, where SQLite's
+    busy handler sleeps and retries, and shares commits), on PostgreSQL one transaction each."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
+
+    @contextmanager
+    def __call__(self) -> Iterator[Connection]:
+        """A write transaction: committed when the block ends, rolled back if it raises."""
+        if self._group is None:
+            with write_transaction(self.engine) as conn:
+                yield conn
+            return
+        with self._group.transaction() as conn:
+            yield conn
+
+
 def write_connection(engine: Engine) -> Connection:
     """A connection whose transactions take the write lock at their start."""
     return engine.connect().execution_options(**{WRITE: True})

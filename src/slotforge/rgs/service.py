@@ -14,8 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -26,7 +25,7 @@ from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.rgs.claims import Claims, in_progress
-from slotforge.rgs.database import GroupCommit, write_transaction
+from slotforge.rgs.database import Writer
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
 from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
 from slotforge.rgs.money import to_minor, to_text
@@ -104,9 +103,8 @@ class Server:
         self._in_flight: set[tuple[int, str]] = set()
         self.claims = Claims(engine)
         self._flight_lock = threading.Lock()
-        # SQLite has one writer at a time: this process's writers queue on a lock (fair and
-        # prompt, where SQLite's busy handler sleeps and retries) and share commits.
-        self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
+        # Write transactions (group commit on SQLite): ``with server.transaction() as conn``.
+        self.transaction = Writer(engine)
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
@@ -115,16 +113,6 @@ class Server:
 
     def now(self) -> int:
         return int(self.clock() * 1000)
-
-    @contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        """A write transaction: committed when the block ends, rolled back if it raises."""
-        if self._group is None:
-            with write_transaction(self.engine) as conn:
-                yield conn
-            return
-        with self._group.transaction() as conn:
-            yield conn
 
     def game(self, code: str) -> Game:
         if code not in self.games:
