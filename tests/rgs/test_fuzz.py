@@ -1,6 +1,7 @@
 """Schemathesis against the server's own OpenAPI: every operation, thousands of generated
 requests carrying a real session token, operator key and idempotency key. No answer is a 5xx,
-every error has the contract's shape, and the books balance afterwards."""
+every error has the contract's shape, and the books balance afterwards. The live jackpot stream
+is left out: its answer never ends (it has its own tests in test_jackpot_service.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def test_generated_requests_never_get_a_server_error_and_the_books_balance(api):
     player = api.player("1000.00")
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     operations = [result.ok() for result in schema.get_all_operations()]
-    assert len(operations) >= 15  # every operation of both APIs
+    operations = [operation for operation in operations if not operation.path.endswith("/stream")]
+    assert len(operations) >= 15  # every other operation of both APIs
     sent = 0
     for operation in operations:
 
