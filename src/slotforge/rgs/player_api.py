@@ -20,7 +20,7 @@ from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionReq
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
 from slotforge.rgs.schema import autoplays, carried_state, rounds
 from slotforge.rgs.seamless import DebitIntent
-from slotforge.rgs.service import Auth, Server, iso, pool_allowed, request_hash, round_view, server_of
+from slotforge.rgs.service import Auth, Server, iso, request_hash, round_view, server_of
 
 router = APIRouter(prefix="/v1")
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description="required on every POST")]
@@ -50,10 +50,8 @@ def check_stake(server: Server, auth: Auth, game: Game, bet: Bet) -> None:
     if limit is not None and bet.total_bet > limit:
         raise ApiError(403, "LIMIT_EXCEEDED", f"bet: the total bet {bet.total_bet} is above the limit {limit}",
                        field="bet")
-    if not pool_allowed(game, auth, server.settings):
-        raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {game.code} pays its jackpot from a {POOL_CURRENCY} pool "
-                       f"and the operator's rate table has no rate for {auth.currency}", field="game")
     if has_pool(game) and not auth.fun:
+        server.pool_rate(auth.currency)  # 403 GAME_NOT_ALLOWED for a currency without a rate
         server.jackpots.check(game)  # 503 JACKPOT_UNAVAILABLE while the pool cannot be reached
     try:
         to_minor(bet.total_bet, "bet")

@@ -516,9 +516,3 @@ def wallet_view(row: Any) -> dict[str, Any]:
     ``debited``, ``credit_pending`` (until the wallet acknowledges the win), ``settled``,
     ``rollback_pending`` or ``rolled_back``."""
     return {"transaction_id": row["wallet_tx"], "status": row.get("wallet_status") or "debited"}
-
-
-def pool_allowed(game: Game, auth: Auth, settings: Settings) -> bool:
-    """Jackpot games pay from a EUR pool: a real-money player's currency needs a rate in the
-    operator's table (EUR itself needs none)."""
-    return auth.fun or not has_pool(game) or settings.jackpot_rate(auth.currency) is not None
