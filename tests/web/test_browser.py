@@ -18,6 +18,13 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from slotforge.engine import round as runner
+from slotforge.rgs import access
+from slotforge.rgs.app import load_games
+from slotforge.rgs.database import connect
+from slotforge.rgs.service import Server, lock_player
+from slotforge.rgs.settings import load_settings
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune", "wish-upon-a-jackpot"]
 QUIET = [["TEN", "KING", "MEDUSA", "ACE", "QUEEN"],
@@ -479,8 +486,30 @@ def test_a_win_not_above_the_stake_is_not_celebrated(page_for, served):
     assert page.locator(".cell.win").count() == 3  # the three NINEs of line 1 (the middle row)
 
 
+def open_mega_as_a_second_worker(served, authorization: str) -> int:
+    """A real round of Divine Fortune waiting for its bonus start, whose bonus fills the grid and
+    wins the Mega. Real play takes no forced outcomes over HTTP, so the round is opened by the
+    round service itself, as a second worker on the served server's database would open it."""
+    game = load_games(["divine-fortune"])["divine-fortune"]
+    worker = Server(load_settings(served.log.parent / "settings.toml", database_url=served.database_url),
+                    connect(served.database_url), {game.code: game})
+    try:
+        script = example("divine-fortune-mega")
+        bet = game.parse_bet(script.pop("bet"))
+        auth = access.authenticate(worker, authorization)
+        with worker.transaction() as conn:
+            _, body = worker.start_round(conn, lock_player(conn, auth.player_id), auth, game, bet,
+                                         runner.parse_script(game, {"bet": bet.as_json(), **script}), None)
+    finally:
+        worker.engine.dispose()
+    assert body["round"]["status"] == "awaiting"
+    return body["round"]["id"]
+
+
 def test_divine_fortunes_jackpots_are_shown_live(page_for, served):
     page = page_for()
+    asked = []
+    page.on("request", lambda r: "/v1/jackpots" in r.url and asked.append(r.url.split("?")[0].removeprefix(served.url)))
     open_game(page, served, "divine-fortune")
     page.get_by_label("Bet Level").select_option("2")
     stake = amount(page.locator("output.stake").inner_text())
@@ -490,6 +519,21 @@ def test_divine_fortunes_jackpots_are_shown_live(page_for, served):
     pool = httpx.get(f"{served.url}/v1/jackpots", headers={"Authorization": "Bearer " + page.evaluate(
         "JSON.parse(sessionStorage.getItem('slotforge.session')).token")}).json()["pools"][0]
     expect(page.get_by_label("Mega jackpot")).to_have_text(f"{Decimal(pool['current']):,.2f} EUR")
+    assert set(asked) == {"/v1/jackpots/stream"}  # followed on the live stream, not polled
+
+    # Another player wins the Mega: this page says so and shows the re-seeded pot, without a reload.
+    winner = {"Authorization": "Bearer " + served.real_session("default", deposit="500.00")}
+    round_id = open_mega_as_a_second_worker(served, winner["Authorization"])
+    won = httpx.post(f"{served.url}/v1/rounds/{round_id}/decisions",
+                     headers={**winner, "Idempotency-Key": "mega"}, json={"choice": "start_bonus"}).json()["round"]
+    assert Decimal(won["jackpot_win"]) >= Decimal(pool["current"])
+    said = time.monotonic()
+    expect(page.locator(".jackpot-news")).to_have_text(f"Mega jackpot won: {Decimal(won['jackpot_win']):,.2f} EUR",
+                                                      timeout=3000)
+    print(f"\nanother player's Mega shown {time.monotonic() - said:.2f} s after its round finished")
+    reseeded = Decimal(httpx.get(f"{served.url}/v1/jackpots", headers=winner).json()["pools"][0]["current"])
+    assert reseeded < Decimal(won["jackpot_win"])
+    expect(page.get_by_label("Mega jackpot")).to_have_text(f"{reseeded:,.2f} EUR", timeout=3000)
 
 
 def test_the_paytable_comes_from_the_model_with_the_rtp(page_for, served):

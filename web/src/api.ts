@@ -86,6 +86,22 @@ export async function request<T>(method: string, path: string, body?: unknown, k
   return parsed as T;
 }
 
+/** A server-sent event stream of the Player API, one handler per event name. An EventSource
+ * cannot send headers, so the session's token goes in the query; the browser reconnects by
+ * itself after a dropped connection and gives up (calling ``onClosed``) only on a refusal. */
+export function listen(path: string, handlers: Record<string, (data: any) => void>, onClosed: () => void): EventSource {
+  const session = storedSession();
+  const url = session ? `${path}?token=${encodeURIComponent(session.token)}` : path;
+  const source = new EventSource(url);
+  for (const [event, handle] of Object.entries(handlers)) {
+    source.addEventListener(event, (message) => handle(JSON.parse((message as MessageEvent).data)));
+  }
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) onClosed();
+  };
+  return source;
+}
+
 /** A message a player understands, for every error the API gives. */
 export function explain(error: unknown): string {
   if (!(error instanceof ApiError)) return `Something went wrong: ${String(error)}`;

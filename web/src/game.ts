@@ -1,7 +1,7 @@
 // The game page: one generic page for every game, its look from the game's screen module and
 // everything else (grid, symbols, pays, bets, decisions) from the server.
 
-import { ApiError, explain, request, storedSession } from "./api";
+import { ApiError, explain, listen, request, storedSession } from "./api";
 import { betFields, betOf, type BetField } from "./bets";
 import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
@@ -11,7 +11,7 @@ import { cellValues, describeEvent, describeWin, winCells } from "./rounds";
 import { screenFor } from "./screens";
 import type { GameScreen } from "./screens/screen";
 import { beep, loadSettings, type Settings } from "./settings";
-import type { GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
+import type { GameModel, JackpotValue, JackpotWin, RoundAnswer, RoundRecord, Session, Step } from "./types";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -55,6 +55,7 @@ export class GamePage {
     maxBet: h("button", { class: "max-bet", "aria-label": "Max bet", text: "MAX BET" }),
     bets: h("div", { class: "bets", role: "group", "aria-label": "Bet" }),
     gamble: h("div", { class: "gamble", "aria-live": "polite" }),
+    jackpotNews: h("p", { class: "jackpot-news", "aria-live": "polite" }),
   };
   private log = h("div", { class: "log" }, this.ui.wins, this.ui.captions); // scrolls in its own box
 
@@ -78,10 +79,7 @@ export class GamePage {
     if (!this.open) this.showCarried();
     this.refresh();
     setInterval(() => this.tick(), 1000);
-    if (this.model.jackpot || this.screen.jackpots) {
-      void this.showJackpots();
-      setInterval(() => void this.showJackpots(), 5000);
-    }
+    if (this.model.jackpot || this.screen.jackpots) this.followJackpots();
     if (this.settings.intro) showIntro(this.model, this.screen, this.settings);
   }
 
@@ -247,14 +245,31 @@ export class GamePage {
   }
 
   /** The jackpot values live: fixed ones from the stake (the screen module), the pools from the
-   * server (fetched every few seconds). */
-  private pools: { game: string; current: string }[] = [];
+   * server's stream (values every second, each win at once); polled instead if the stream is
+   * refused. */
+  private pools: { current: string; currency: string }[] = [];
 
-  private async showJackpots(): Promise<void> {
+  private followJackpots(): void {
     this.renderJackpots();
     if (!this.model.jackpot) return;
+    const code = this.model.code;
+    listen("/v1/jackpots/stream", {
+      values: ({ pools }: { pools: JackpotValue[] }) => {
+        this.pools = pools.filter((p) => p.pool === code);
+        this.renderJackpots();
+      },
+      win: (win: JackpotWin) => {
+        if (win.pool === code) this.announceJackpot(win);
+      },
+    }, () => {
+      void this.pollJackpots();
+      setInterval(() => void this.pollJackpots(), 5000);
+    });
+  }
+
+  private async pollJackpots(): Promise<void> {
     try {
-      const { pools } = await request<{ pools: { game: string; current: string }[] }>("GET", "/v1/jackpots");
+      const { pools } = await request<{ pools: { game: string; current: string; currency: string }[] }>("GET", "/v1/jackpots");
       this.pools = pools.filter((p) => p.game === this.model.code);
     } catch {
       return; // shown again on the next poll
@@ -262,13 +277,26 @@ export class GamePage {
     this.renderJackpots();
   }
 
+  /** Someone (this player or another) has just won the pool: said, and the pot lit a moment. */
+  private announceJackpot(win: JackpotWin): void {
+    const name = this.screen.poolName ?? "Jackpot";
+    this.ui.jackpotNews.textContent = `${name} jackpot won: ${formatMoney(win.amount, this.pools[0]?.currency ?? "EUR")}`;
+    this.jackpots.classList.add("just-won");
+    setTimeout(() => this.jackpots.classList.remove("just-won"), 4000);
+    setTimeout(() => {
+      if (this.ui.jackpotNews.textContent?.startsWith(`${name} jackpot won`)) this.ui.jackpotNews.textContent = "";
+    }, 10000);
+  }
+
   private renderJackpots(): void {
-    const fixed = this.screen.jackpots?.(betOf(this.fields), this.model) ?? [];
-    const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current }))];
+    const fixed = (this.screen.jackpots?.(betOf(this.fields), this.model) ?? []).map((j) => ({ ...j, currency: this.currency }));
+    // A pool is kept in its own currency (EUR), whatever the player's.
+    const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current, currency: p.currency }))];
     this.jackpots.replaceChildren(
       ...shown.map((j) =>
-        h("div", { class: `jackpot ${j.name.toLowerCase()}` }, h("span", { text: j.name }), h("output", { "aria-label": `${j.name} jackpot`, text: formatMoney(j.amount, this.currency) })),
+        h("div", { class: `jackpot ${j.name.toLowerCase()}` }, h("span", { text: j.name }), h("output", { "aria-label": `${j.name} jackpot`, text: formatMoney(j.amount, j.currency) })),
       ),
+      this.ui.jackpotNews,
     );
   }
 

@@ -116,3 +116,19 @@ export interface GameModel extends CatalogueEntry {
   paylines: number[][];
   decisions: Record<string, string[]>;
 }
+
+/** A pool's value on the live stream (`event: values`). */
+export interface JackpotValue {
+  pool: string;
+  currency: string;
+  current: string;
+}
+
+/** A pool paid out (`event: win`): ``amount`` in the pool's currency, ``payout`` in the winner's. */
+export interface JackpotWin {
+  pool: string;
+  key: string;
+  amount: string;
+  payout: string;
+  currency: string;
+}
