@@ -520,6 +520,9 @@ def test_divine_fortunes_jackpots_are_shown_live(page_for, served):
         "JSON.parse(sessionStorage.getItem('slotforge.session')).token")}).json()["pools"][0]
     expect(page.get_by_label("Mega jackpot")).to_have_text(f"{Decimal(pool['current']):,.2f} EUR")
     assert set(asked) == {"/v1/jackpots/stream"}  # followed on the live stream, not polled
+    token = page.evaluate("JSON.parse(sessionStorage.getItem('slotforge.session')).token")
+    logged = served.log.read_text()
+    assert "/v1/jackpots/stream?token=…" in logged and token not in logged  # the query's token kept out of the log
 
     # Another player wins the Mega: this page says so and shows the re-seeded pot, without a reload.
     winner = {"Authorization": "Bearer " + served.real_session("default", deposit="500.00")}

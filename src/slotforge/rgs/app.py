@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -191,9 +192,22 @@ async def too_large(send: Send) -> None:
     await response({"type": "http"}, None, send)  # type: ignore[arg-type]
 
 
+class HideTokens(logging.Filter):
+    """Keeps session tokens out of the access log: a browser's event stream carries its token in
+    the query (an EventSource cannot send headers), and a log is no place for a bearer secret."""
+
+    TOKEN = re.compile(r"([?&]token=)[^&\s]+")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(self.TOKEN.sub(r"\1…", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
 def app_from_environment() -> FastAPI:
     """uvicorn's factory: the settings file named by ``SLOTFORGE_CONFIG`` and ``SLOTFORGE_*``."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("uvicorn.access").addFilter(HideTokens())
     config = os.environ.get(CONFIG_ENV)
     return create_app(load_settings(Path(config) if config else None))
 
