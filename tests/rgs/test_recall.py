@@ -13,6 +13,7 @@ import asyncio
 import json
 import secrets
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 from sqlalchemy import select
@@ -114,7 +115,9 @@ def test_thousands_of_rounds_of_every_game_replay_and_recall_in_order(database_u
                            config=config).start()
     try:
         tokens = open_players(server.url, server.operator_key())
-        players = asyncio.run(play_everything(server.port, tokens, per_game))
+        # In a thread of its own: a browser test earlier in this process may leave its event loop running.
+        with ThreadPoolExecutor(1) as thread:
+            players = thread.submit(asyncio.run, play_everything(server.port, tokens, per_game)).result()
         with httpx.Client(base_url=server.url, timeout=30) as client:
             for player, played in players.items():
                 headers = {"Authorization": f"Bearer {tokens[player]}"}
