@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
+from enum import StrEnum
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -859,6 +860,68 @@ def jackpot_audit(database: str = JackpotDatabaseOpt) -> None:
         problems = check(conn)
         counted = f"{len(books.values(conn))} pools, {len(books.entries(conn))} entries"
     report_audit(problems, counted)
+
+
+class ClaimStatus(StrEnum):
+    held = "held"
+    confirmed = "confirmed"
+    released = "released"
+
+
+class Settlement(StrEnum):
+    confirmed = "confirmed"
+    released = "released"
+
+
+@jackpot_app.command("claims", cls=Command)
+def jackpot_claims(
+    database: str = JackpotDatabaseOpt,
+    status: ClaimStatus | None = typer.Option(None, "--status", help="only the claims in this state"),
+    server: str | None = typer.Option(None, "--server", help="only this game server's claims (its jackpot_server_id)"),
+) -> None:
+    """List the service's claims, oldest first: a claim stays held until its game server
+    confirms or releases it."""
+    from rich.table import Table
+
+    from slotforge.jackpot.books import Books
+    from slotforge.rgs.database import connect
+
+    books = Books(guarded(lambda: connect(database)), time.time)
+    with books.engine.connect() as conn:
+        claims = books.entries(conn, server=server, kind="claim", status=status.value if status else None)
+    table = Table("key", "pool", "status", "paid (EUR)", "payout", "since")
+    for claim in claims:
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(claim["created_at"] / 1000))
+        table.add_row(claim["key"], claim["pool"], claim["status"], claim["amount"],
+                      f"{claim['payout']} {claim['currency']}", since)
+    out.print(table)
+    out.print(f"{len(claims)} claims", highlight=False)
+
+
+@jackpot_app.command("settle", cls=Command)
+def jackpot_settle(
+    key: str = typer.Argument(..., metavar="KEY",
+                              help="the claim's key, SERVER:ROUND (see `slotforge jackpot claims`)"),
+    settlement: Settlement = typer.Option(..., "--as",
+                                          help="confirmed: the round is in its server's database, complete and "
+                                               "paid; released: it is not, and the payout goes back into the pot"),
+    database: str = JackpotDatabaseOpt,
+) -> None:
+    """Settle by hand a claim held by a game server that will not come back (a live server
+    settles its own claims). Look the round up in that server's database first."""
+    from slotforge.jackpot.books import Books, ClaimSettled
+    from slotforge.rgs.database import connect
+
+    books = Books(guarded(lambda: connect(database)), time.time)
+    with books.engine.connect() as conn:
+        found = books.entries(conn, kind="claim", key=key)
+    if not found:
+        fail(f"KEY: no claim {key!r} at this service (see `slotforge jackpot claims`)")
+    try:
+        settled = books.confirm(key) if settlement is Settlement.confirmed else books.release(key)
+    except ClaimSettled as error:
+        fail(str(error))
+    out.print(f"claim {key}: {settled['status']} ({settled['amount']} EUR)", highlight=False)
 
 
 def report_audit(problems: list[str], checked: str) -> None:

@@ -224,9 +224,11 @@ class Books:
         return conn.execute(select(func.coalesce(func.max(entries.c.id), 0))).scalar_one()
 
     def entries(self, conn: Connection, server: str | None = None, kind: str | None = None,
-                status: str | None = None) -> list[dict[str, Any]]:
+                status: str | None = None, key: str | None = None) -> list[dict[str, Any]]:
+        """The entries, oldest first, of a game server, kind, status or key where given."""
         query = select(entries).order_by(entries.c.id)
-        for column, value in ((entries.c.server, server), (entries.c.kind, kind), (entries.c.status, status)):
+        for column, value in ((entries.c.server, server), (entries.c.kind, kind), (entries.c.status, status),
+                              (entries.c.key, key)):
             if value is not None:
                 query = query.where(column == value)
         return [entry_view(row) for row in conn.execute(query).mappings()]
