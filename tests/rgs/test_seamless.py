@@ -11,14 +11,17 @@ import os
 import secrets
 import subprocess
 import sys
+import threading
 import time
 from decimal import Decimal
 
 import pytest
+from sqlalchemy import select
 
 from slotforge.rgs import access
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.audit import audit
+from slotforge.rgs.schema import rounds
 from slotforge.rgs.settings import SettingsError, load_settings
 
 from .conftest import SRC, Api
@@ -198,6 +201,32 @@ def test_an_unanswered_debit_is_rolled_back_the_round_void_and_the_player_told_5
     drain(casino.server)
     with casino.server.engine.connect() as conn:
         assert audit(conn) == []
+
+
+def test_a_round_whose_debit_is_at_the_wallet_is_not_in_the_history_until_it_is_played(casino, wallet):
+    player = seamless_player(casino, wallet)
+    player.play()
+    wallet.faults(timeout=1.0, hang_s=0.6)  # the debit hangs past the time-out, twice: a window of 0.6 s
+    playing = threading.Thread(target=player.play)
+    playing.start()
+
+    def pending() -> bool:
+        with casino.server.engine.connect() as conn:
+            return conn.execute(select(rounds.c.id).where(rounds.c.status == "pending")).first() is not None
+
+    seen_inside = 0
+    while playing.is_alive():
+        before = pending()
+        listed = player.get("/v1/rounds").json()["rounds"]
+        if before and pending():  # this recall was answered while the round's debit was out
+            seen_inside += 1
+            assert len(listed) == 1 and listed[0]["status"] == "complete"
+        time.sleep(0.01)
+    playing.join()
+    wallet.faults()
+    assert seen_inside > 0
+    listed = player.get("/v1/rounds").json()["rounds"]
+    assert [r["status"] for r in listed] == ["void", "complete"]  # once settled, the void round shows
 
 
 def test_a_credit_is_retried_until_the_wallet_acknowledges_it(casino, wallet, clock):

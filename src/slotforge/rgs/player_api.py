@@ -161,8 +161,10 @@ def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=
     server = server_of(request)
     allowed = auth.jurisdiction.recall_rounds
     with server.engine.connect() as conn:
-        # Recall reaches back over the jurisdiction's last N rounds, whatever the page.
-        newest = select(rounds.c.id).where(rounds.c.player_id == auth.player_id).order_by(rounds.c.id.desc())
+        # Recall reaches back over the jurisdiction's last N rounds, whatever the page. A seamless
+        # round whose debit is still at the wallet is not played yet: it shows once it is (or is void).
+        newest = (select(rounds.c.id).where(rounds.c.player_id == auth.player_id, rounds.c.status != "pending")
+                  .order_by(rounds.c.id.desc()))
         window = [row.id for row in conn.execute(newest.limit(allowed))]
         query = select(rounds).where(rounds.c.player_id == auth.player_id, rounds.c.id.in_(window or [0]))
         if before is not None:
