@@ -814,7 +814,7 @@ def audit(
         problems = check(conn)
         counts = summary(conn)
         if settings.jackpot_url:
-            problems += check_service(conn, settings.jackpot_url, settings.jackpot_server())
+            problems += check_service(conn, settings.jackpot_url, settings.jackpot_server(), settings.jackpot_secret)
     checked = ", ".join(f"{n:,} {what}" for what, n in counts.items())
     if settings.jackpot_url:
         checked += f" and the jackpot service at {settings.jackpot_url}"
@@ -832,6 +832,10 @@ def jackpot_serve(
     host: str = typer.Option("127.0.0.1", "--host"),
     port: int = typer.Option(8100, "--port"),
     database: str = JackpotDatabaseOpt,
+    secret: str | None = typer.Option(None, "--secret", envvar="SLOTFORGE_JACKPOT_SECRET",
+                                      help="a shared secret (16 characters or more) every game server must send "
+                                           "(their jackpot_secret); without it anyone who reaches the address "
+                                           "can claim a pot"),
 ) -> None:
     """Run the jackpot service: every game's progressive pool, for game servers started with
     --jackpot URL."""
@@ -842,7 +846,11 @@ def jackpot_serve(
     from slotforge.jackpot.service import create_service
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    service = guarded(lambda: create_service(database))
+    if secret is not None and len(secret) < 16:
+        fail("--secret: at least 16 characters")
+    if secret is None:
+        err.print("[yellow]warning:[/yellow] no --secret: bind the service to a private address", highlight=False)
+    service = guarded(lambda: create_service(database, secret=secret))
     out.print(f"slotforge jackpot service on http://{host}:{port} (database {database})", highlight=False)
     uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
 

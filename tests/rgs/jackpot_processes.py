@@ -17,12 +17,13 @@ from .conftest import SRC, free_port, launch
 class JackpotService:
     """``slotforge jackpot serve`` in a process of its own, started, stopped and killed by the test."""
 
-    def __init__(self, database_url: str, log: Path, port: int | None = None) -> None:
+    def __init__(self, database_url: str, log: Path, port: int | None = None, secret: str | None = None) -> None:
         self.database_url = database_url
         self.log = log
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "PYTHONPATH": str(SRC)}
+        self.env = {**os.environ, "PYTHONPATH": str(SRC), **({"SLOTFORGE_JACKPOT_SECRET": secret} if secret else {})}
+        self.headers = {"Authorization": f"Bearer {secret}"} if secret else {}
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> JackpotService:
@@ -42,7 +43,7 @@ class JackpotService:
             self.process.wait()
 
     def get(self, path: str, **params: Any) -> dict[str, Any]:
-        answer = httpx.get(f"{self.url}{path}", params=params, timeout=30)
+        answer = httpx.get(f"{self.url}{path}", params=params, headers=self.headers, timeout=30)
         assert answer.status_code == 200, answer.text
         return answer.json()
 

@@ -255,6 +255,37 @@ def test_a_connected_player_sees_a_win_within_a_second(pools, request):
     stop.set()
 
 
+def test_a_service_with_a_secret_answers_only_the_game_servers_that_send_it(tmp_path):
+    secret = secrets.token_hex(16)
+    service = JackpotService(f"sqlite:///{tmp_path / 'jackpot.db'}", tmp_path / "service.log", secret=secret).start()
+    with_secret = ServerProcess(f"sqlite:///{tmp_path / 'a.db'}", tmp_path / "a.log", games=f'["{GAME}"]', extra_env={
+        "SLOTFORGE_JACKPOT_URL": service.url, "SLOTFORGE_JACKPOT_SECRET": secret})
+    without = ServerProcess(f"sqlite:///{tmp_path / 'b.db'}", tmp_path / "b.log", games=f'["{GAME}"]', extra_env={
+        "SLOTFORGE_JACKPOT_URL": service.url})
+    try:
+        assert httpx.get(f"{service.url}/v1/health").status_code == 200
+        for headers in ({}, {"Authorization": f"Bearer {secrets.token_hex(16)}"}):
+            for method, path in (("GET", "/v1/pools"), ("POST", f"/v1/pools/{GAME}/claims"),
+                                 ("POST", "/v1/claims/x:1/release"), ("GET", "/v1/jackpots/stream")):
+                refused = httpx.request(method, f"{service.url}{path}", headers=headers, json={})
+                assert refused.status_code == 401 and refused.json()["error"] == "UNAUTHORIZED", (method, path)
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda process: process.start(), (with_secret, without)))
+        player = Api(httpx.Client(base_url=with_secret.url, timeout=60), with_secret.operator_key()).player("10.00")
+        played = wait_until(lambda: (answer := player.play(GAME, MEGA_BET)).status_code == 200 and answer, every=0.5)
+        stake = Decimal(played.json()["round"]["total_bet"])
+        delivered = wait_until(lambda: service.entries(kind="contribution"))
+        assert [Decimal(e["stake"]) for e in delivered] == [stake] == [Decimal("2.00")]
+        stranger = Api(httpx.Client(base_url=without.url, timeout=60), without.operator_key()).player("10.00")
+        time.sleep(3)  # longer than the stream may stay silent: the refused server has heard nothing
+        refused = stranger.play(GAME)
+        assert refused.status_code == 503 and refused.json()["error"] == "JACKPOT_UNAVAILABLE"
+        assert stranger.get("/v1/session").json()["balance"] == "10.00"
+    finally:
+        for process in (with_secret, without, service):
+            process.kill()
+
+
 def test_kill_9_of_the_service_answers_503_takes_nothing_and_delivers_the_queue_after_restart(service, servers):
     server = servers[0]
     stop = threading.Event()

@@ -10,6 +10,7 @@ strings, pools in EUR; a stake or claim in another currency carries the rate it 
 
 from __future__ import annotations
 
+import hmac
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -76,9 +77,16 @@ def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
 
+def bearer(secret: str | None) -> dict[str, str]:
+    """The header a game server sends the service: its shared secret (none when unset)."""
+    return {"Authorization": f"Bearer {secret}"} if secret else {}
+
+
 def create_service(database_url: str, pools: dict[str, PoolConfig] | None = None,
-                   clock: Callable[[], float] = time.time) -> FastAPI:
-    """The service on ``database_url`` with ``pools`` (every game's pool when None)."""
+                   clock: Callable[[], float] = time.time, secret: str | None = None) -> FastAPI:
+    """The service on ``database_url`` with ``pools`` (every game's pool when None). With
+    ``secret``, every call but the health check must carry it (``Authorization: Bearer``): the
+    service pays pots out to whoever claims them."""
     books = Books(connect(database_url), clock)
     for name, config in (game_pools() if pools is None else pools).items():
         books.ensure(name, config)
@@ -103,6 +111,16 @@ def create_service(database_url: str, pools: dict[str, PoolConfig] | None = None
     app = FastAPI(title="slotforge jackpot service", version="1", lifespan=lifespan)
     app.state.books = books
     app.state.hub = hub
+
+    if secret:
+        expected = bearer(secret)["Authorization"].encode()
+
+        @app.middleware("http")
+        async def only_with_the_secret(request: Request, call_next: Callable) -> Any:
+            given = request.headers.get("authorization", "").encode()
+            if request.url.path != "/v1/health" and not hmac.compare_digest(given, expected):
+                return error(401, "UNAUTHORIZED", "Authorization: Bearer with the service's secret required")
+            return await call_next(request)
 
     @app.exception_handler(RequestValidationError)
     async def validation(_request: Request, problem: RequestValidationError) -> JSONResponse:

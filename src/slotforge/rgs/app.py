@@ -94,7 +94,7 @@ def jackpots_for(settings: Settings, clock: Callable[[], float]) -> Jackpots:
     if settings.jackpot_url is None:
         return EmbeddedJackpots()
     return NetworkedJackpots(settings.jackpot_url, settings.jackpot_server(), settings.jackpot_claim_lease_s,
-                             clock=clock)
+                             clock=clock, secret=settings.jackpot_secret)
 
 
 def offered_pools(server: Server) -> Poll:

@@ -115,16 +115,17 @@ def summary(conn: Connection) -> dict[str, int]:
             "jackpot pools": count(jackpot_pools), "wallet calls not yet acknowledged": pending}
 
 
-def check_service(conn: Connection, url: str, server_id: str) -> list[str]:
+def check_service(conn: Connection, url: str, server_id: str, secret: str | None = None) -> list[str]:
     """The jackpot service's books, and this server's entries matched against them."""
     import httpx
 
+    from slotforge.jackpot.service import bearer
     from slotforge.rgs.jackpot_client import TARGET as JACKPOT
     from slotforge.rgs.jackpot_client import confirm_key
 
     try:
-        with httpx.Client(base_url=url, timeout=30) as client:
-            books = client.get("/v1/audit").json()
+        with httpx.Client(base_url=url, timeout=30, headers=bearer(secret)) as client:
+            books = client.get("/v1/audit").raise_for_status().json()
             theirs = {(e["kind"], e["key"]): e for e in
                       client.get("/v1/entries", params={"server": server_id}).json()["entries"]}
     except (httpx.HTTPError, ValueError, KeyError) as error:

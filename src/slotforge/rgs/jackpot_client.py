@@ -32,6 +32,7 @@ from sqlalchemy import Connection, Engine, select
 from slotforge.engine.game import Game
 from slotforge.jackpot import Claim, Contribution, PoolState
 from slotforge.jackpot.pool import ONE, split
+from slotforge.jackpot.service import bearer
 from slotforge.jackpot.stream import read_events
 from slotforge.rgs.jackpots import unavailable
 from slotforge.rgs.outbox import Message, Outbox, enqueue
@@ -59,12 +60,13 @@ class NetworkedJackpots:
     """Pools kept by a jackpot service at ``url``; this server is ``server_id`` there."""
 
     def __init__(self, url: str, server_id: str, lease_s: float = 300, timeout_s: float = 5.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, secret: str | None = None) -> None:
         self.url = url.rstrip("/")
         self.server_id = server_id
         self.lease_ms = int(lease_s * 1000)
         self.clock = clock
-        self.client = httpx.Client(base_url=self.url, timeout=timeout_s)
+        self.headers = bearer(secret)
+        self.client = httpx.Client(base_url=self.url, timeout=timeout_s, headers=self.headers)
         self._values: list[dict[str, Any]] = []
         self._wins: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -200,7 +202,7 @@ class NetworkedJackpots:
 
     def _watch(self) -> None:
         timeout = httpx.Timeout(5.0, read=SILENT_S)
-        with httpx.Client(base_url=self.url, timeout=timeout) as client:
+        with httpx.Client(base_url=self.url, timeout=timeout, headers=self.headers) as client:
             self._stream = client
             while not self._stop.is_set():
                 try:

@@ -139,6 +139,8 @@ class Settings(BaseSettings):
     jackpot_rates: dict[str, Decimal] = Field(
         default_factory=dict, description="EUR per unit of each currency other than EUR whose players may play "
                                           "jackpot games: stakes are converted into the pools' EUR at this rate")
+    jackpot_secret: str | None = Field(
+        None, min_length=16, description="the jackpot service's shared secret (its --secret), sent with every call")
     jackpot_claim_lease_s: float = Field(
         300, gt=0, description="a claim the jackpot service holds for a round this server never committed is "
                                "released after this long")
