@@ -11,6 +11,8 @@ from typing import Any
 
 import httpx
 
+from slotforge.jackpot.service import bearer
+
 from .conftest import SRC, free_port, launch
 
 
@@ -23,7 +25,7 @@ class JackpotService:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "PYTHONPATH": str(SRC), **({"SLOTFORGE_JACKPOT_SECRET": secret} if secret else {})}
-        self.headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+        self.headers = bearer(secret)
         self.process: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60) -> JackpotService:
