@@ -9,6 +9,7 @@ to the pot, 20% to the next one's reserve, 10,000 EUR seed), not by the pool's c
 
 from __future__ import annotations
 
+import time
 from decimal import ROUND_DOWN, Decimal
 
 import pytest
@@ -47,8 +48,6 @@ def pools(request, games, tmp_path, service):
 
 
 def wait_until(condition, timeout: float = 20.0) -> None:
-    import time
-
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "timed out"
@@ -135,6 +134,33 @@ def test_a_currency_without_a_rate_is_refused(pools):
 def test_the_pool_answers_available_while_it_can_be_reached(pools):
     pools.server.jackpots.check(pools.game)  # no error
     assert isinstance(pools.server.jackpots, NetworkedJackpots) == pools.networked
+
+
+def test_each_win_is_announced_once_even_when_its_round_commits_after_a_later_one(pools):
+    server, game = pools.server, pools.game
+    server.jackpots.poll(server.engine)  # the first poll: wins from now on
+    announced: list[str] = []
+
+    def claim(round_id: int, started: int) -> str:
+        with server.transaction() as conn:
+            server.jackpots.claim(conn, game, round_id, started)
+        return server.jackpots.key(round_id) if pools.networked else str(round_id)
+
+    def announced_soon(*keys: str) -> None:
+        deadline = time.monotonic() + 10
+        while not set(keys) <= set(announced):
+            assert time.monotonic() < deadline, f"{keys} not announced; announced {announced}"
+            announced.extend(win["key"] for win in server.jackpots.poll(server.engine)[1])
+            time.sleep(0.05)
+
+    now = server.now()
+    later = claim(1001, now)
+    announced_soon(later)
+    earlier = claim(1000, now - 30_000)  # its round started 30 s earlier and committed only now
+    announced_soon(earlier)
+    time.sleep(0.3)
+    announced.extend(win["key"] for win in server.jackpots.poll(server.engine)[1])
+    assert announced == [later, earlier]
 
 
 # -- what only the networked pools have ----------------------------------------------------------

@@ -99,7 +99,9 @@ def create_service(database_url: str, pools: dict[str, PoolConfig] | None = None
             values = books.values(conn)
         if wins:
             cursor[0] = wins[-1]["id"]
-        return values, [win for win in wins if win["status"] == "held"]
+        # A claim may be confirmed before this poll sees it: announce it all the same. One released
+        # by then never paid anyone.
+        return values, [win for win in wins if win["status"] != "released"]
 
     hub = Hub(poll)
 

@@ -32,6 +32,7 @@ from slotforge.rgs.errors import ApiError
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools
 
 POOL_CURRENCY = "EUR"
+LATE_COMMIT_MS = 60_000  # longer than any round's transaction, a seamless debit's wait included
 # The rules a jackpot game's rules page states (regulators ask for the simultaneous-win rule).
 JACKPOT_RULES = {
     "simultaneous_wins": "Of simultaneous winners, the first win recorded by the jackpot pool takes the jackpot; "
@@ -86,7 +87,7 @@ class EmbeddedJackpots:
     """Pools kept in the server's database."""
 
     def __init__(self) -> None:
-        self._seen: set[tuple[str, int]] = set()
+        self._seen: dict[tuple[str, int], int] = {}  # the wins announced, with their claims' times
         self._since = 0
         self._primed = False
 
@@ -116,13 +117,17 @@ class EmbeddedJackpots:
             values = [{"pool": row["name"], "currency": POOL_CURRENCY, "wins": row["wins"],
                        "current": str(pool_state(row).display)}
                       for row in conn.execute(select(jackpot_pools).order_by(jackpot_pools.c.name)).mappings()]
+            # A claim carries its round's time, and a round may commit after a later one did: look
+            # back far enough to see it, and let what was announced say what not to announce again.
+            since = self._since - LATE_COMMIT_MS
             claims = conn.execute(select(jackpot_entries).where(
-                jackpot_entries.c.kind == "claim", jackpot_entries.c.created_at >= self._since)).mappings().all()
+                jackpot_entries.c.kind == "claim", jackpot_entries.c.created_at >= since)).mappings().all()
+        self._seen = {win: at for win, at in self._seen.items() if at >= since}
         wins = []
         for row in claims:
             if (row["pool"], row["round_id"]) in self._seen:
                 continue
-            self._seen.add((row["pool"], row["round_id"]))
+            self._seen[row["pool"], row["round_id"]] = row["created_at"]
             self._since = max(self._since, row["created_at"])
             detail = json.loads(row["detail"])
             wins.append({"pool": row["pool"], "key": str(row["round_id"]), "amount": row["amount"],
