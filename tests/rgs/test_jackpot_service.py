@@ -23,15 +23,14 @@ import httpx
 import pytest
 from sqlalchemy import func, select, update
 
-from slotforge.engine import round as runner
 from slotforge.jackpot.stream import read_events
-from slotforge.rgs import access
 from slotforge.rgs.database import connect
 from slotforge.rgs.jackpot_client import NetworkedJackpots
 from slotforge.rgs.outbox import pending
 from slotforge.rgs.schema import rounds
-from slotforge.rgs.service import Server, lock_player
+from slotforge.rgs.service import Server
 from slotforge.rgs.settings import load_settings
+from tests.rounds import open_forced_round
 
 from .conftest import Api, ServerProcess, audit
 from .jackpot_processes import JackpotService
@@ -80,14 +79,10 @@ class GameServer:
 
     def open_mega(self, player) -> int:
         """A committed round waiting for its bonus start, whose bonus fills the grid."""
-        server, game = self.worker, self.worker.games[GAME]
-        auth = access.authenticate(server, f"Bearer {player.token}")
-        bet = game.parse_bet(MEGA_BET)
-        script = runner.parse_script(game, {"bet": bet.as_json(), **MEGA_SCRIPT})
-        with server.transaction() as conn:
-            _, body = server.start_round(conn, lock_player(conn, auth.player_id), auth, game, bet, script, None)
-        assert body["round"]["status"] == "awaiting"
-        return body["round"]["id"]
+        opened = open_forced_round(self.worker, f"Bearer {player.token}", self.worker.games[GAME],
+                                   {"bet": MEGA_BET, **MEGA_SCRIPT})
+        assert opened["status"] == "awaiting"
+        return opened["id"]
 
     def pending(self) -> int:
         with self.worker.engine.connect() as conn:

@@ -18,12 +18,11 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from slotforge.engine import round as runner
-from slotforge.rgs import access
 from slotforge.rgs.app import load_games
 from slotforge.rgs.database import connect
-from slotforge.rgs.service import Server, lock_player
+from slotforge.rgs.service import Server
 from slotforge.rgs.settings import load_settings
+from tests.rounds import open_forced_round
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GAMES = ["dynasty", "golden-grimoire", "divine-fortune", "moon-of-fortune", "wish-upon-a-jackpot"]
@@ -494,16 +493,11 @@ def open_mega_as_a_second_worker(served, authorization: str) -> int:
     worker = Server(load_settings(served.log.parent / "settings.toml", database_url=served.database_url),
                     connect(served.database_url), {game.code: game})
     try:
-        script = example("divine-fortune-mega")
-        bet = game.parse_bet(script.pop("bet"))
-        auth = access.authenticate(worker, authorization)
-        with worker.transaction() as conn:
-            _, body = worker.start_round(conn, lock_player(conn, auth.player_id), auth, game, bet,
-                                         runner.parse_script(game, {"bet": bet.as_json(), **script}), None)
+        opened = open_forced_round(worker, authorization, game, example("divine-fortune-mega"))
     finally:
         worker.engine.dispose()
-    assert body["round"]["status"] == "awaiting"
-    return body["round"]["id"]
+    assert opened["status"] == "awaiting"
+    return opened["id"]
 
 
 def test_divine_fortunes_jackpots_are_shown_live(page_for, served):
