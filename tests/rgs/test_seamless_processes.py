@@ -6,6 +6,8 @@ keeps the money in ``slotforge wallet-demo``, played by several client threads.
   lost; every player saw a result or 503 with nothing taken.
 - ``kill -9`` of the game server and of the wallet in the middle of the traffic: after the
   restarts the outbox drains (held rollbacks of the killed rounds included) and the books agree.
+- A request retried on a second server process while its debit is at the wallet sends no second
+  debit.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import random
 import secrets
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -52,10 +55,18 @@ class Player(threading.Thread):
                 self.send(client, secrets.token_hex(10))
 
     def retry_lost(self) -> None:
+        """Retry each request cut off by a crash. While the killed process's debit may still be
+        at the wallet the retry is refused (409) and sends no debit; once that debit's held
+        rollback is delivered (``rollback_hold_s``), the retry plays."""
         with httpx.Client(base_url=self.url, timeout=30) as client:
             lost, self.lost = self.lost, []
             for key in lost:
+                deadline = time.monotonic() + 30
                 self.send(client, key)
+                while self.answers.get(key, (0, {}))[1].get("error") == "REQUEST_IN_PROGRESS":
+                    assert time.monotonic() < deadline, f"{key}: still in progress after 30 s"
+                    time.sleep(0.5)
+                    self.send(client, key)
         assert not self.lost
 
 
@@ -172,3 +183,39 @@ def postgres_url():
     from .conftest import postgres_database
 
     yield from postgres_database()
+
+
+def test_twin_requests_reaching_two_server_processes_send_one_debit(database_url, tmp_path):
+    """A request retried on another server process while its debit is still at the wallet (a
+    load balancer's retry, say) gets 409 and sends no second debit; once the first is answered,
+    the retry gets its stored answer."""
+    wallet = WalletProcess(tmp_path, "--new-player-balance", "100.00", "--late", "1.0", "--hang-s", "1.5").start()
+    config = settings_file(tmp_path, wallet.url, timeout_s=5, debit_attempts=1, rollback_hold_s=20)
+    processes = [ServerProcess(database_url, tmp_path / f"server-{n}.log", config=config) for n in range(2)]
+    try:
+        for process in processes:
+            process.start()
+        token = tokens(processes[0], add_operator(database_url), 1)[0]
+        headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": "twin-1"}
+
+        def play(process: ServerProcess) -> httpx.Response:
+            return httpx.post(f"{process.url}/v1/rounds", json={"game": "dynasty"}, headers=headers, timeout=30)
+
+        with ThreadPoolExecutor(1) as first_process:
+            first = first_process.submit(play, processes[0])
+            time.sleep(0.5)  # the first request's debit is at the wallet, answered only after 1.5 s
+            twin = play(processes[1])
+            played = first.result()
+        assert played.status_code == 200, played.text
+        assert twin.status_code == 409 and twin.json()["error"] == "REQUEST_IN_PROGRESS", twin.text
+        retried = play(processes[1])
+        assert retried.status_code == 200 and retried.json() == played.json()
+        wait_until_settled(database_url)
+        books = wallet.books()
+        debits = [tx for tx in books["transactions"] if tx["kind"] == "debit"]
+        assert [tx["id"] for tx in debits] == [played.json()["round"]["wallet"]["transaction_id"]]
+        assert books["rollbacks"] == []
+    finally:
+        for process in processes:
+            process.kill()
+        wallet.kill()

@@ -103,6 +103,9 @@ rounds = Table(
     # (credit_pending settled rollback_pending rolled_back).
     Column("wallet_tx", String(64), nullable=True),
     Column("wallet_status", String(20), nullable=True),
+    # The Idempotency-Key of the request whose seamless debit is in flight for a pending round:
+    # a twin of that request reaching another server process finds it and sends no debit.
+    Column("request_key", String(200), nullable=True),
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
 )

@@ -255,24 +255,26 @@ class SeamlessWallet:
         return self.clients[operator]
 
     # -- the debit: held rollback, call, keep -------------------------------------------------
-    def hold(self, transaction: Callable[[], AbstractContextManager[Connection]], placeholder: dict[str, Any],
-             game: str) -> DebitIntent:
-        """Commit, on their own, the round's placeholder (status ``pending``: its id goes with the
-        debit) and the rollback of its debit, due later unless the round's transaction cancels it."""
-        with transaction() as conn:
-            info = self.player(conn, placeholder["player_id"])
-            hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
-            now = self.now()
-            transaction_id = uuid.uuid4().hex
-            round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": transaction_id}).scalar_one()
-            intent = DebitIntent(transaction_id, info.operator, game, now, hold_ms, round_id, placeholder["stake"],
-                                 self.body(transaction_id, round_id, info, placeholder["stake"], game),
-                                 player_id=placeholder["player_id"])
-            mail.enqueue(conn, TARGET, "rollback", transaction_id, {"operator": info.operator, "body": intent.body},
-                         now=now, hold_ms=hold_ms, round_id=round_id)
-        with self._lock:
-            self._intents[transaction_id] = intent
+    def hold(self, conn: Connection, placeholder: dict[str, Any], game: str) -> DebitIntent:
+        """In a transaction of its own (``conn``): the round's placeholder (status ``pending``: its
+        id goes with the debit) and the rollback of its debit, due later unless the round's
+        transaction cancels it. :meth:`track` the intent once this is committed."""
+        info = self.player(conn, placeholder["player_id"])
+        hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
+        now = self.now()
+        transaction_id = uuid.uuid4().hex
+        round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": transaction_id}).scalar_one()
+        intent = DebitIntent(transaction_id, info.operator, game, now, hold_ms, round_id, placeholder["stake"],
+                             self.body(transaction_id, round_id, info, placeholder["stake"], game),
+                             player_id=placeholder["player_id"])
+        mail.enqueue(conn, TARGET, "rollback", transaction_id, {"operator": info.operator, "body": intent.body},
+                     now=now, hold_ms=hold_ms, round_id=round_id)
         return intent
+
+    def track(self, intent: DebitIntent) -> None:
+        """Follow a held debit (its placeholder committed) until :meth:`settle`."""
+        with self._lock:
+            self._intents[intent.transaction_id] = intent
 
     def send(self, intent: DebitIntent) -> None:
         """Send the debit (no transaction open: a slow wallet holds up no other round); the

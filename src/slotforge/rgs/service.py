@@ -47,6 +47,8 @@ STORED_ANSWER = select(idempotency).where(idempotency.c.player_id == bindparam("
 STORE_ANSWER = insert(idempotency)
 OPEN_ROUND = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"),
                                        rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting")
+PENDING_TWIN = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"), rounds.c.status == "pending",
+                                        rounds.c.request_key == bindparam("p_key"))
 TOUCH_PLAYER = update(players).where(players.c.id == bindparam("p_player")).values(last_round_at=bindparam("p_now"))
 INSERT_ROUND = insert(rounds).returning(rounds.c.id)
 FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
@@ -189,7 +191,9 @@ class Server:
                            win=0, jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
                            started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
                            wallet_status="debit_pending")
-        intent = self.seamless.hold(self.transaction, placeholder, game)
+        intent = self.hold_debit(auth, key, placeholder, game)
+        if intent is None:  # a twin of this request was answered meanwhile, in another process
+            return run(None)
         committed = False
         try:
             self.seamless.send(intent)
@@ -198,6 +202,20 @@ class Server:
             return answer
         finally:
             self.seamless.settle(self.transaction, intent, committed)
+
+    def hold_debit(self, auth: Auth, key: str, placeholder: dict[str, Any], game: str) -> DebitIntent | None:
+        """Commit a seamless round's placeholder and its debit's held rollback, unless a twin of
+        this request got there first in another server process: its debit in flight (409
+        ``REQUEST_IN_PROGRESS``), or its answer stored (None: the caller answers from it)."""
+        with self.transaction() as conn:
+            lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
+            if conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None:
+                return None
+            if conn.execute(PENDING_TWIN, {"p_player": auth.player_id, "p_key": key}).first() is not None:
+                raise in_progress()
+            intent = self.seamless.hold(conn, {**placeholder, "request_key": key}, game)
+        self.seamless.track(intent)
+        return intent
 
     def answered_or_running(self, auth: Auth, key: str) -> bool:
         """Whether a request with this key has its answer stored, or runs in this process (so
