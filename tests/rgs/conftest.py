@@ -270,9 +270,7 @@ def losing_screen(game) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
     """A jackpot service process on its own SQLite database, shared by a test module."""
-    from .jackpot_processes import JackpotService
+    from .jackpot_processes import service_on
 
-    folder = tmp_path_factory.mktemp("jackpot")
-    running = JackpotService(f"sqlite:///{folder / 'jackpot.db'}", folder / "service.log").start()
-    yield running
-    running.kill()
+    with service_on("sqlite", tmp_path_factory.mktemp("jackpot")) as running:
+        yield running

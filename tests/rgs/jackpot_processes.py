@@ -6,6 +6,8 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import httpx
 
 from slotforge.jackpot.service import bearer
 
-from .conftest import SRC, free_port, launch
+from .conftest import SRC, database_for, free_port, launch
 
 
 class JackpotService:
@@ -54,3 +56,16 @@ class JackpotService:
 
     def entries(self, **query: str) -> list[dict[str, Any]]:
         return self.get("/v1/entries", **query)["entries"]
+
+
+@contextmanager
+def service_on(backend: str, folder: Path) -> Iterator[JackpotService]:
+    """A jackpot service process on a new database of ``backend`` ("sqlite" or "postgresql");
+    killed afterwards, and its PostgreSQL database dropped."""
+    urls = database_for(backend, folder)
+    running = JackpotService(next(urls), folder / "service.log").start()
+    try:
+        yield running
+    finally:
+        running.kill()
+        next(urls, None)

@@ -19,7 +19,7 @@ from slotforge.rgs.app import create_app
 from slotforge.rgs.jackpot_client import NetworkedJackpots
 from slotforge.rgs.settings import load_settings
 
-from .jackpot_processes import JackpotService
+from . import jackpot_processes
 
 SEED = Decimal("10000")
 SHARE = Decimal("0.037")
@@ -254,13 +254,8 @@ def test_the_rules_page_states_the_simultaneous_win_rule(pools):
 @pytest.fixture(params=["sqlite", "postgresql"])
 def service_on(request, tmp_path):
     """A jackpot service process on each kind of database."""
-    from .conftest import database_for
-
-    urls = database_for(request.param, tmp_path)
-    running = JackpotService(next(urls), tmp_path / "service.log").start()
-    yield running
-    running.kill()
-    next(urls, None)  # drops the PostgreSQL database
+    with jackpot_processes.service_on(request.param, tmp_path) as running:
+        yield running
 
 
 def test_simultaneous_claims_at_the_service_are_serialised_on_either_database(service_on):

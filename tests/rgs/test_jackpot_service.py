@@ -32,8 +32,8 @@ from slotforge.rgs.service import Server
 from slotforge.rgs.settings import load_settings
 from tests.rounds import open_forced_round
 
-from .conftest import Api, ServerProcess, audit
-from .jackpot_processes import JackpotService
+from .conftest import BACKENDS, Api, ServerProcess, audit
+from .jackpot_processes import JackpotService, service_on
 from .test_player_api import MEGA_SCRIPT
 
 SEED = Decimal("10000")
@@ -92,6 +92,14 @@ class GameServer:
         self.client.close()
         self.worker.engine.dispose()
         self.process.kill()
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def service(request, tmp_path_factory):
+    """This module's jackpot service, on each kind of database in turn: what it promises after
+    ``kill -9`` it promises on either."""
+    with service_on(request.param, tmp_path_factory.mktemp("jackpot")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -214,9 +222,15 @@ def embedded(tmp_path_factory, games):
     running.close()
 
 
-@pytest.mark.parametrize("pools", ["networked", "embedded"])
-def test_a_connected_player_sees_a_win_within_a_second(pools, request):
-    server = request.getfixturevalue("servers")[0] if pools == "networked" else request.getfixturevalue("embedded")
+def test_a_connected_player_sees_a_win_of_a_networked_pool_within_a_second(servers):
+    a_win_reaches_a_connected_player_within_a_second(servers[0])
+
+
+def test_a_connected_player_sees_a_win_of_an_embedded_pool_within_a_second(embedded):
+    a_win_reaches_a_connected_player_within_a_second(embedded)
+
+
+def a_win_reaches_a_connected_player_within_a_second(server: GameServer) -> None:
     watcher = server.api.player("0.00")
     events: list[tuple[float, str, dict]] = []
     stop = threading.Event()
