@@ -11,7 +11,10 @@ How a round's money stays exact whatever fails:
   wallet holds up no other round (on SQLite the round's transaction holds the database's one
   write lock). First the round's placeholder (status ``pending``, whose id the debit carries) and
   the debit's *held* rollback are committed on their own (:meth:`SeamlessWallet.hold`): the
-  rollback falls due ``rollback_hold_s`` later unless cancelled. The debit is retried with the
+  rollback falls due ``rollback_hold_s`` later unless cancelled. The placeholder carries the
+  request's Idempotency-Key, so that a twin of the request reaching another server process
+  meanwhile finds it and sends no debit of its own (``Server.hold_debit``: 409 while this
+  one's debit is out, the stored answer after). The debit is retried with the
   same transaction id (:meth:`WalletClient.debit`). Then the round's transaction keeps it
   (:meth:`SeamlessWallet.keep` cancels the held rollback, so the cancellation commits exactly
   when the round does) and plays the round in the placeholder; or, for a debit that timed out,
