@@ -37,7 +37,6 @@ from sqlalchemy import (
     String,
     Table,
     UniqueConstraint,
-    func,
     insert,
     select,
     update,
@@ -80,6 +79,7 @@ entries = Table(
     Column("settled_at", BigInteger, nullable=True),  # claims: confirmed or released
     UniqueConstraint("kind", "key"),
     Index("ix_entries_server", "server", "kind", "status"),
+    Index("ix_entries_kind_time", "kind", "created_at"),  # the live stream's read of the latest claims
 )
 
 
@@ -107,6 +107,8 @@ class Books:
         self.engine = engine
         self.clock = clock
         metadata.create_all(engine)
+        for index in entries.indexes:  # an index added since the books were made
+            index.create(engine, checkfirst=True)
         # Write transactions, shared commits on SQLite as the game server's.
         self.transaction = Writer(engine)
 
@@ -215,13 +217,10 @@ class Books:
         return [{"pool": row["name"], "currency": POOL_CURRENCY, "current": str(state_of(row).display),
                  "wins": row["wins"]} for row in conn.execute(select(pools).order_by(pools.c.name)).mappings()]
 
-    def claims_since(self, conn: Connection, after_id: int) -> list[dict[str, Any]]:
-        """Claims recorded after entry ``after_id`` (for the stream of wins)."""
-        query = select(entries).where(entries.c.id > after_id, entries.c.kind == "claim").order_by(entries.c.id)
+    def claims_since(self, conn: Connection, since: int) -> list[dict[str, Any]]:
+        """Claims recorded (or claimed again) at ``since`` or later, for the stream of wins."""
+        query = select(entries).where(entries.c.kind == "claim", entries.c.created_at >= since).order_by(entries.c.id)
         return [entry_view(row) for row in conn.execute(query).mappings()]
-
-    def last_id(self, conn: Connection) -> int:
-        return conn.execute(select(func.coalesce(func.max(entries.c.id), 0))).scalar_one()
 
     def entries(self, conn: Connection, server: str | None = None, kind: str | None = None,
                 status: str | None = None, key: str | None = None) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from slotforge.jackpot.books import Books, ClaimSettled, KeyReused, UnknownPool, audit
 from slotforge.jackpot.pool import JackpotError, PoolConfig
-from slotforge.jackpot.stream import Hub
+from slotforge.jackpot.stream import Hub, Unannounced
 from slotforge.rgs.database import connect
 
 log = logging.getLogger("slotforge.jackpot")
@@ -90,18 +90,16 @@ def create_service(database_url: str, pools: dict[str, PoolConfig] | None = None
     books = Books(connect(database_url), clock)
     for name, config in (game_pools() if pools is None else pools).items():
         books.ensure(name, config)
-    with books.engine.connect() as conn:
-        cursor = [books.last_id(conn)]
+    unannounced = Unannounced(books.now())
 
     def poll() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         with books.engine.connect() as conn:
-            wins = books.claims_since(conn, cursor[0])
+            claims = books.claims_since(conn, unannounced.since)
             values = books.values(conn)
-        if wins:
-            cursor[0] = wins[-1]["id"]
         # A claim may be confirmed before this poll sees it: announce it all the same. One released
         # by then never paid anyone.
-        return values, [win for win in wins if win["status"] != "released"]
+        return values, unannounced.new([(claim["key"], claim["created_at"], claim) for claim in claims
+                                        if claim["status"] != "released"])
 
     hub = Hub(poll)
 

@@ -21,11 +21,45 @@ Poll = Callable[[], tuple[list[dict[str, Any]], list[dict[str, Any]]]]
 
 VALUES_EVERY_S = 1.0
 POLL_EVERY_S = 0.1
+LATE_COMMIT_MS = 60_000  # longer than any round's transaction, a seamless debit's wait included
 
 
 def sse(event: str, data: Any) -> str:
     """One server-sent event."""
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+class Unannounced:
+    """Which of the claims a source reads are wins not announced yet.
+
+    A source reads its claims by the time each was recorded (:attr:`since` on), and a claim's
+    transaction may commit after a later one's did: so each read looks back ``look_back_ms``
+    before the newest claim announced, and a claim, known by its key and time (a key released
+    and claimed again is a new win), is announced once.
+    """
+
+    def __init__(self, now_ms: int, look_back_ms: int = LATE_COMMIT_MS) -> None:
+        self.look_back_ms = look_back_ms
+        self._newest = now_ms
+        self._announced: set[tuple[str, int]] = set()
+
+    @property
+    def since(self) -> int:
+        """The time from which claims are to be read."""
+        return self._newest - self.look_back_ms
+
+    def new(self, claims: list[tuple[str, int, dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Of ``claims`` (key, time recorded, the win), the wins not announced before; from
+        now on they are."""
+        since = self.since
+        self._announced = {claim for claim in self._announced if claim[1] >= since}
+        wins = []
+        for key, at, win in claims:
+            if (key, at) not in self._announced:
+                self._announced.add((key, at))
+                self._newest = max(self._newest, at)
+                wins.append(win)
+        return wins
 
 
 class Hub:

@@ -92,7 +92,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
 def jackpots_for(settings: Settings, clock: Callable[[], float]) -> Jackpots:
     """The pools in this database, or at the jackpot service the settings name."""
     if settings.jackpot_url is None:
-        return EmbeddedJackpots()
+        return EmbeddedJackpots(clock)
     return NetworkedJackpots(settings.jackpot_url, settings.jackpot_server(), settings.jackpot_claim_lease_s,
                              clock=clock, secret=settings.jackpot_secret)
 

@@ -19,20 +19,22 @@ pool per such game.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from decimal import Decimal
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from slotforge.engine.game import Game
 from slotforge.jackpot import Claim, Contribution, InMemoryPool, PoolState
 from slotforge.jackpot.pool import ONE
+from slotforge.jackpot.stream import Unannounced
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools
 
 POOL_CURRENCY = "EUR"
-LATE_COMMIT_MS = 60_000  # longer than any round's transaction, a seamless debit's wait included
 # The rules a jackpot game's rules page states (regulators ask for the simultaneous-win rule).
 JACKPOT_RULES = {
     "simultaneous_wins": "Of simultaneous winners, the first win recorded by the jackpot pool takes the jackpot; "
@@ -41,6 +43,8 @@ JACKPOT_RULES = {
     "currency": "The jackpot is kept in EUR. A win in another currency is paid at the operator's exchange rate at "
                 "the time of the win, rounded down to the cent; the rate is recorded with the win.",
 }
+LATEST_CLAIMS = select(jackpot_entries).where(jackpot_entries.c.kind == "claim",
+                                              jackpot_entries.c.created_at >= bindparam("p_since"))
 BOOKS = ("current", "reserve", "contributed", "seeded", "paid")
 
 
@@ -86,10 +90,8 @@ class Jackpots(Protocol):
 class EmbeddedJackpots:
     """Pools kept in the server's database."""
 
-    def __init__(self) -> None:
-        self._seen: dict[tuple[str, int], int] = {}  # the wins announced, with their claims' times
-        self._since = 0
-        self._primed = False
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._unannounced = Unannounced(int(clock() * 1000))
 
     def check(self, game: Game) -> None:
         """The pool is in this database: always there."""
@@ -117,24 +119,9 @@ class EmbeddedJackpots:
             values = [{"pool": row["name"], "currency": POOL_CURRENCY, "wins": row["wins"],
                        "current": str(pool_state(row).display)}
                       for row in conn.execute(select(jackpot_pools).order_by(jackpot_pools.c.name)).mappings()]
-            # A claim carries its round's time, and a round may commit after a later one did: look
-            # back far enough to see it, and let what was announced say what not to announce again.
-            since = self._since - LATE_COMMIT_MS
-            claims = conn.execute(select(jackpot_entries).where(
-                jackpot_entries.c.kind == "claim", jackpot_entries.c.created_at >= since)).mappings().all()
-        self._seen = {win: at for win, at in self._seen.items() if at >= since}
-        wins = []
-        for row in claims:
-            if (row["pool"], row["round_id"]) in self._seen:
-                continue
-            self._seen[row["pool"], row["round_id"]] = row["created_at"]
-            self._since = max(self._since, row["created_at"])
-            detail = json.loads(row["detail"])
-            wins.append({"pool": row["pool"], "key": str(row["round_id"]), "amount": row["amount"],
-                         "payout": detail.get("payout", row["amount"]), "currency": detail.get("currency", "EUR"),
-                         "rate": detail.get("rate", "1")})
-        first, self._primed = not self._primed, True
-        return values, [] if first else wins  # the first poll: only wins from now on
+            claims = conn.execute(LATEST_CLAIMS, {"p_since": self._unannounced.since}).mappings().all()
+        return values, self._unannounced.new([(f"{row['pool']}:{row['round_id']}", row["created_at"], win_view(row))
+                                              for row in claims])
 
     def ensure(self, conn: Connection, game: Game) -> None:
         """Create the game's pool, seeded, unless it exists (at start-up)."""
@@ -163,6 +150,14 @@ class EmbeddedJackpots:
             detail=json.dumps({**{k: str(v) for k, v in asdict(detail).items()}, "currency": currency}),
             created_at=now,
         ))
+
+
+def win_view(claim: Any) -> dict[str, Any]:
+    """A claim as the live stream announces it."""
+    detail = json.loads(claim["detail"])
+    return {"pool": claim["pool"], "key": str(claim["round_id"]), "amount": claim["amount"],
+            "payout": detail.get("payout", claim["amount"]), "currency": detail.get("currency", "EUR"),
+            "rate": detail.get("rate", "1")}
 
 
 def _books(state: PoolState) -> dict[str, str]:

@@ -157,6 +157,7 @@ jackpot_entries = Table(
     Column("amount", String(80), nullable=False),
     Column("detail", Text, nullable=False),  # the Contribution or Claim, JSON
     Column("created_at", BigInteger, nullable=False),
+    Index("ix_jackpot_entries_kind_time", "kind", "created_at"),  # the live stream's read of the latest claims
 )
 
 outbox = Table(
