@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from typer.core import TyperCommand, TyperGroup
 
-from slotforge import __version__
+from slotforge import __version__, logs
 from slotforge.engine import round as rounds
 from slotforge.engine.game import Game, Operator, RtpOptions
 from slotforge.engine.model import read_json_file
@@ -745,7 +745,6 @@ def serve(
                                        "the progressive pools there, shared with other game servers"),
 ) -> None:
     """Run the game server: every game over HTTP, every round durable and replayable."""
-    import logging
 
     import uvicorn
 
@@ -754,7 +753,7 @@ def serve(
     settings = server_settings(config, database, qa=qa or None, jackpot_url=jackpot)
     if workers > 1 and settings.database_url.startswith("sqlite"):
         err.print("note: several workers share one SQLite file; PostgreSQL serves them better")
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure()
     guarded(lambda: migrate(connect(settings.database_url)))  # once, before any worker starts
     # Each worker builds its app from the environment: pass the settings on that way.
     os.environ["SLOTFORGE_DATABASE_URL"] = settings.database_url
@@ -839,13 +838,12 @@ def jackpot_serve(
 ) -> None:
     """Run the jackpot service: every game's progressive pool, for game servers started with
     --jackpot URL."""
-    import logging
 
     import uvicorn
 
     from slotforge.jackpot.service import create_service
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure()
     if secret is not None and len(secret) < 16:
         fail("--secret: at least 16 characters")
     if secret is None:
@@ -937,7 +935,7 @@ def report_audit(problems: list[str], checked: str) -> None:
     if problems:
         for problem in problems:
             err.print(f"[red]difference[/red]: {problem}", highlight=False)
-        err.print(f"{len(problems)} differences in {checked}")
+        err.print(f"{len(problems)} difference{'' if len(problems) == 1 else 's'} in {checked}")
         raise typer.Exit(1)
     out.print(f"[green]the books balance[/green]: {checked}")
 

@@ -167,15 +167,19 @@ def test_twenty_simultaneous_megas_on_two_servers_one_takes_the_pot_the_rest_res
         assert checked.returncode == 0, checked.stderr
 
 
-def audit_with_service(server: GameServer, service: JackpotService):
+def audit_with_service(server: GameServer | ServerProcess, service: JackpotService, **env: str | None):
+    """``slotforge audit --jackpot`` of ``server``'s database, in its environment changed by
+    ``env`` (None: a variable left out)."""
     import subprocess
     import sys
 
     from .conftest import SRC
 
-    return subprocess.run([sys.executable, "-m", "slotforge.cli", "audit", "--database", server.database_url,
-                           "--jackpot", service.url], env={**server.process.env, "PYTHONPATH": str(SRC)},
-                          capture_output=True, text=True)
+    process = server if isinstance(server, ServerProcess) else server.process
+    environment = {**process.env, "PYTHONPATH": str(SRC), **env}
+    return subprocess.run([sys.executable, "-m", "slotforge.cli", "audit", "--database", process.database_url,
+                           "--jackpot", service.url], capture_output=True, text=True,
+                          env={name: value for name, value in environment.items() if value is not None})
 
 
 def test_gbp_and_usd_stakes_contribute_their_converted_share_and_a_payout_is_converted_back(service, servers):
@@ -290,6 +294,10 @@ def test_a_service_with_a_secret_answers_only_the_game_servers_that_send_it(tmp_
         refused = stranger.play(GAME)
         assert refused.status_code == 503 and refused.json()["error"] == "JACKPOT_UNAVAILABLE"
         assert stranger.get("/v1/session").json()["balance"] == "10.00"
+        assert audit_with_service(with_secret, service).returncode == 0  # the secret from its environment
+        refused = audit_with_service(with_secret, service, SLOTFORGE_JACKPOT_SECRET=None)
+        assert refused.returncode == 1 and "refused this audit (401)" in refused.stderr
+        assert "SLOTFORGE_JACKPOT_SECRET" in refused.stderr and "1 difference in" in refused.stderr
     finally:
         for process in (with_secret, without, service):
             process.kill()

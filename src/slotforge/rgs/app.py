@@ -21,6 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from slotforge import logs
 from slotforge.engine import round as runner
 from slotforge.engine.game import Game, Operator
 from slotforge.games import game_codes, load_game
@@ -206,7 +207,7 @@ class HideTokens(logging.Filter):
 
 def app_from_environment() -> FastAPI:
     """uvicorn's factory: the settings file named by ``SLOTFORGE_CONFIG`` and ``SLOTFORGE_*``."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.configure()
     logging.getLogger("uvicorn.access").addFilter(HideTokens())
     config = os.environ.get(CONFIG_ENV)
     return create_app(load_settings(Path(config) if config else None))
