@@ -351,7 +351,8 @@ def test_an_api_error_is_said_in_words(page_for, served):
     with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
         page.get_by_role("button", name="Spin").click()
     assert answer.value.status == 402
-    assert page.get_by_role("alert").first.inner_text().startswith("Not enough money for this stake (balance 0.10)")
+    # The alert is on the page before its message: wait for the message the answer puts there.
+    expect(page.get_by_role("alert").first).to_have_text(re.compile(r"^Not enough money for this stake \(balance 0\.10\)"))
     assert balance(page) == Decimal("0.10")
 
 
@@ -435,7 +436,7 @@ def test_autoplay_plays_its_rounds_under_a_loss_limit_and_stops(page_for, served
     assert len(played) == 5 and answers[-1][0] == 409 and answers[-1][2]["error"] == "AUTOPLAY_STOPPED"
     plan = {request["autoplay"] for _, request, _ in answers}
     assert len(plan) == 1 and None not in plan  # every round counted against the plan
-    assert page.get_by_role("alert").first.inner_text() == "Autoplay stopped: all rounds played."
+    expect(page.get_by_role("alert").first).to_have_text("Autoplay stopped: all rounds played.")
     assert balance(page) == Decimal(played[-1]["balance"])
     assert page.get_by_role("button", name="Spin").inner_text() == "SPIN"
 
