@@ -16,6 +16,7 @@ from slotforge.jackpot.pool import PoolConfig
 from slotforge.jackpot.service import create_service
 from slotforge.jackpot.stream import Unannounced
 from slotforge.rgs.database import connect
+from tests.rgs.conftest import FakeClock
 
 POOL = "divine-fortune"
 LOOK_BACK = 60_000
@@ -46,7 +47,7 @@ def test_a_released_claim_is_not_announced(tmp_path):
 
 
 def test_a_key_released_and_claimed_again_is_a_new_win(tmp_path):
-    clock = Clock()
+    clock = FakeClock()
     app = create_service(f"sqlite:///{tmp_path / 'jackpot.db'}", pools={POOL: PoolConfig()}, clock=clock)
     books, poll = app.state.books, app.state.hub.poll
     poll()
@@ -89,13 +90,3 @@ def test_every_claim_read_within_the_look_back_is_announced_exactly_once(claims,
             announced += [(win["key"], win["at"]) for win in unannounced.new(visible)]
     assert sorted(announced) == sorted(set(arrived))
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -29,6 +29,9 @@ from slotforge.engine.model import read_json_file
 from slotforge.engine.record import differences
 from slotforge.figures import describe, flatten, model_label, percent, points
 from slotforge.games import game_codes, load_game
+
+if TYPE_CHECKING:
+    from slotforge.jackpot.books import Books
 
 # Exit codes: 0 done, 1 a replay that does not match, 2 bad input, 130 stopped by Ctrl-C
 # before anything was done.
@@ -844,24 +847,38 @@ def jackpot_serve(
     from slotforge.jackpot.service import create_service
 
     logs.configure()
-    if secret is not None and len(secret) < 16:
-        fail("--secret: at least 16 characters")
-    if secret is None:
+    if secret is not None:
+        check_secret(secret)
+    else:
         err.print("[yellow]warning:[/yellow] no --secret: bind the service to a private address", highlight=False)
     service = guarded(lambda: create_service(database, secret=secret))
     out.print(f"slotforge jackpot service on http://{host}:{port} (database {database})", highlight=False)
     uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
 
 
+def service_books(database: str) -> Books:
+    """The jackpot service's books in ``database`` (a bad URL is a clear error, exit 2)."""
+    from slotforge.jackpot.books import Books
+    from slotforge.rgs.database import connect
+
+    return Books(guarded(lambda: connect(database)), time.time)
+
+
+def check_secret(secret: str) -> None:
+    """A shared secret given on the command line is long enough (exit 2 if not)."""
+    from slotforge.rgs.settings import SHORTEST_SECRET
+
+    if len(secret) < SHORTEST_SECRET:
+        fail(f"--secret: expected at least {SHORTEST_SECRET} characters")
+
+
 @jackpot_app.command("audit", cls=Command)
 def jackpot_audit(database: str = JackpotDatabaseOpt) -> None:
     """Check the service's books: every pool balances and matches its entries. Exits 1 on any
     difference."""
-    from slotforge.jackpot.books import Books
     from slotforge.jackpot.books import audit as check
-    from slotforge.rgs.database import connect
 
-    books = Books(guarded(lambda: connect(database)), time.time)
+    books = service_books(database)
     with books.engine.connect() as conn:
         problems = check(conn)
         counted = f"{len(books.values(conn))} pools, {len(books.entries(conn))} entries"
@@ -889,10 +906,7 @@ def jackpot_claims(
     confirms or releases it."""
     from rich.table import Table
 
-    from slotforge.jackpot.books import Books
-    from slotforge.rgs.database import connect
-
-    books = Books(guarded(lambda: connect(database)), time.time)
+    books = service_books(database)
     with books.engine.connect() as conn:
         claims = books.entries(conn, server=server, kind="claim", status=status.value if status else None)
     table = Table("key", "pool", "status", "paid (EUR)", "payout", "since")
@@ -915,10 +929,9 @@ def jackpot_settle(
 ) -> None:
     """Settle by hand a claim held by a game server that will not come back (a live server
     settles its own claims). Look the round up in that server's database first."""
-    from slotforge.jackpot.books import Books, ClaimSettled
-    from slotforge.rgs.database import connect
+    from slotforge.jackpot.books import ClaimSettled
 
-    books = Books(guarded(lambda: connect(database)), time.time)
+    books = service_books(database)
     with books.engine.connect() as conn:
         found = books.entries(conn, kind="claim", key=key)
     if not found:
@@ -978,8 +991,7 @@ def wallet_demo_serve(
     from slotforge.rgs.money import parse_amount
     from slotforge.rgs.wallet_demo import Faults, create_app
 
-    if len(secret) < 16:
-        fail("--secret: expected at least 16 characters")
+    check_secret(secret)
     opening = guarded(lambda: parse_amount(new_player_balance, "--new-player-balance")) if new_player_balance else None
     faults = guarded(lambda: Faults(fail=fail_chance, timeout=timeout_chance, late=late_chance,
                                    twice=twice_chance, hang_s=hang_s, seed=seed))

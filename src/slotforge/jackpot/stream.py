@@ -13,11 +13,13 @@ import asyncio
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Iterable
+from typing import Any, TypeVar
 
 # What a source answers: the pools' values now, and the wins since the last call.
 Poll = Callable[[], tuple[list[dict[str, Any]], list[dict[str, Any]]]]
+
+T = TypeVar("T")
 
 VALUES_EVERY_S = 1.0
 POLL_EVERY_S = 0.1
@@ -48,18 +50,18 @@ class Unannounced:
         """The time from which claims are to be read."""
         return self._newest - self.look_back_ms
 
-    def new(self, claims: list[tuple[str, int, dict[str, Any]]]) -> list[dict[str, Any]]:
-        """Of ``claims`` (key, time recorded, the win), the wins not announced before; from
-        now on they are."""
+    def new(self, claims: Iterable[tuple[str, int, T]]) -> list[T]:
+        """Of ``claims`` (key, time recorded, the claim), those not announced before; from now
+        on they are."""
         since = self.since
-        self._announced = {claim for claim in self._announced if claim[1] >= since}
-        wins = []
-        for key, at, win in claims:
+        self._announced = {(key, at) for key, at in self._announced if at >= since}
+        fresh = []
+        for key, at, claim in claims:
             if (key, at) not in self._announced:
                 self._announced.add((key, at))
                 self._newest = max(self._newest, at)
-                wins.append(win)
-        return wins
+                fresh.append(claim)
+        return fresh
 
 
 class Hub:

@@ -125,16 +125,14 @@ def check_service(conn: Connection, url: str, server_id: str, secret: str | None
 
     try:
         with httpx.Client(base_url=url, timeout=30, headers=bearer(secret)) as client:
-            audited = client.get("/v1/audit")
-            if audited.status_code == 401:
-                return [f"jackpot service at {url}: cannot be audited: it refused this audit (401): give it its "
-                        "secret (SLOTFORGE_JACKPOT_SECRET, or jackpot_secret in the file --config names)"]
-            books = audited.raise_for_status().json()
+            books = client.get("/v1/audit").raise_for_status().json()
             theirs = {(e["kind"], e["key"]): e for e in
                       client.get("/v1/entries", params={"server": server_id}).raise_for_status().json()["entries"]}
     except httpx.HTTPStatusError as error:
-        return [f"jackpot service at {url}: cannot be audited: {error.response.status_code} "
-                f"{error.response.text[:200]}"]
+        status = error.response.status_code
+        why = ("it refused this audit (401): give it its secret (SLOTFORGE_JACKPOT_SECRET, or jackpot_secret in "
+               "the file --config names)" if status == 401 else f"{status} {error.response.text[:200]}")
+        return [f"jackpot service at {url}: cannot be audited: {why}"]
     except (httpx.HTTPError, ValueError, KeyError) as error:
         return [f"jackpot service at {url}: cannot be audited: {error}"]
     problems = [f"jackpot service: {problem}" for problem in books["problems"]]

@@ -120,8 +120,8 @@ class EmbeddedJackpots:
                        "current": str(pool_state(row).display)}
                       for row in conn.execute(select(jackpot_pools).order_by(jackpot_pools.c.name)).mappings()]
             claims = conn.execute(LATEST_CLAIMS, {"p_since": self._unannounced.since}).mappings().all()
-        return values, self._unannounced.new([(f"{row['pool']}:{row['round_id']}", row["created_at"], win_view(row))
-                                              for row in claims])
+        fresh = self._unannounced.new((f"{row['pool']}:{row['round_id']}", row["created_at"], row) for row in claims)
+        return values, [win_view(row) for row in fresh]
 
     def ensure(self, conn: Connection, game: Game) -> None:
         """Create the game's pool, seeded, unless it exists (at start-up)."""

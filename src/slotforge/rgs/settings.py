@@ -18,6 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+# The shortest shared secret taken (a wallet's signing secret, the jackpot service's bearer).
+SHORTEST_SECRET = 16
+
 
 class SettingsError(ValueError):
     """A settings file or value the server cannot use, naming the field."""
@@ -95,8 +98,8 @@ class OperatorSettings(Strict):
     def _secret(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
         if value is None and info.data.get("wallet") == "seamless":
             raise ValueError('required when wallet = "seamless"')
-        if value is not None and len(value.get_secret_value()) < 16:
-            raise ValueError("expected at least 16 characters")
+        if value is not None and len(value.get_secret_value()) < SHORTEST_SECRET:
+            raise ValueError(f"expected at least {SHORTEST_SECRET} characters")
         return value
 
     @field_validator("rollback_hold_s")
@@ -140,7 +143,8 @@ class Settings(BaseSettings):
         default_factory=dict, description="EUR per unit of each currency other than EUR whose players may play "
                                           "jackpot games: stakes are converted into the pools' EUR at this rate")
     jackpot_secret: str | None = Field(
-        None, min_length=16, description="the jackpot service's shared secret (its --secret), sent with every call")
+        None, min_length=SHORTEST_SECRET,
+        description="the jackpot service's shared secret (its --secret), sent with every call")
     jackpot_claim_lease_s: float = Field(
         300, gt=0, description="a claim the jackpot service holds for a round this server never committed is "
                                "released after this long")
