@@ -73,13 +73,16 @@ def check_free(port: int) -> None:
 
 
 def wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 300
+    """Until ``url`` answers 200 and, for a game server, says its games are ready (compiled)."""
+    deadline = time.monotonic() + 900
     while time.monotonic() < deadline:
         try:
-            if httpx.get(url).status_code == 200:
+            answer = httpx.get(url)
+            if answer.status_code == 200 and answer.json().get("ready", True):
                 return
         except httpx.HTTPError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.2)
     stop(process)
     raise SystemExit(f"{url} did not answer: see {log}")
 

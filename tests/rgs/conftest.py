@@ -197,7 +197,8 @@ def free_port() -> int:
 def launch(args: list[str], env: dict[str, str], log: Path, health_url: str, what: str,
            timeout: float) -> subprocess.Popen:
     """Start a server process (its output appended to ``log``) and wait until ``health_url``
-    answers 200; fails with the log's tail if it exits or is not ready in ``timeout`` seconds."""
+    answers 200 and, for a game server, says that its games are ready (compiled in the background
+    on a first start); fails with the log's tail if it exits or is not ready in ``timeout`` seconds."""
     with open(log, "a") as out:
         process = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + timeout
@@ -205,7 +206,8 @@ def launch(args: list[str], env: dict[str, str], log: Path, health_url: str, wha
         if process.poll() is not None:
             raise RuntimeError(f"{what} exited with {process.returncode}: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(health_url, timeout=1).status_code == 200:
+            answer = httpx.get(health_url, timeout=1)
+            if answer.status_code == 200 and answer.json().get("ready", True):
                 return process
         except httpx.HTTPError:
             pass

@@ -93,7 +93,8 @@ def served(tmp_path_factory) -> Iterator[Served]:
             if process.poll() is not None:
                 raise RuntimeError(f"server exited: {(folder / 'server.log').read_text()[-2000:]}")
             try:
-                if httpx.get(f"{url}/v1/health", timeout=1).status_code == 200:
+                health = httpx.get(f"{url}/v1/health", timeout=1)
+                if health.status_code == 200 and health.json()["ready"]:
                     break
             except httpx.HTTPError:
                 pass

@@ -4,6 +4,7 @@ import { explain, request, storeSession, storedSession } from "./api";
 import { h, volatilityText } from "./dom";
 import { screenFor } from "./screens";
 import type { CatalogueEntry } from "./types";
+import { markWarmingCards } from "./warmup";
 
 function percent(rtp: string): string {
   return `${(Number.parseFloat(rtp) * 100).toFixed(2)}%`;
@@ -49,4 +50,6 @@ export async function openLobby(root: HTMLElement): Promise<void> {
     h("section", { class: "lobby", "aria-label": "Games" }, ...cards),
   );
   root.dataset.ready = "true";
+  const byCode = new Map(cards.map((card) => [card.dataset.game ?? "", card]));
+  markWarmingCards(byCode).catch(() => undefined); // the lobby works without it: a game page waits by itself
 }

@@ -2,10 +2,11 @@
 // `/play/GAME` the game.
 
 import "./style.css";
-import { ApiError, adoptLaunchToken, explain, storeSession, storedSession } from "./api";
+import { ApiError, adoptLaunchToken, explain, request, storeSession, storedSession } from "./api";
 import { h } from "./dom";
 import { openGame } from "./game";
 import { ensureSession, openLobby } from "./lobby";
+import { untilPlayable } from "./warmup";
 
 async function route(root: HTMLElement): Promise<void> {
   adoptLaunchToken();
@@ -13,6 +14,8 @@ async function route(root: HTMLElement): Promise<void> {
   if (!match) return openLobby(root);
   const code = decodeURIComponent(match[1]);
   await ensureSession();
+  const named = await request<{ name: string }>("GET", `/v1/games/${encodeURIComponent(code)}`).catch(() => null);
+  await untilPlayable(root, code, named?.name ?? code);
   try {
     await openGame(root, code);
   } catch (error) {

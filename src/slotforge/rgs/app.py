@@ -1,4 +1,4 @@
-"""The FastAPI application: start-up (schema, games compiled or loaded), error answers, routes.
+"""The FastAPI application: start-up (schema, games warming up in the background), error answers, routes.
 
 ``create_app`` builds the app for a settings object; ``app_from_environment`` is the factory
 uvicorn calls in each worker process (``slotforge serve`` passes the settings through the
@@ -22,9 +22,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotforge import logs
-from slotforge.engine import round as runner
-from slotforge.engine.game import Game, Operator
+from slotforge.engine.game import Game
 from slotforge.games import game_codes, load_game
+from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import operator_api, player_api, web
 from slotforge.rgs.database import connect, migrate
@@ -41,26 +41,11 @@ CONFIG_ENV = "SLOTFORGE_CONFIG"
 
 
 def load_games(codes: list[str] | None) -> dict[str, Game]:
-    """Every game offered, its compiled round loaded from the cache (or compiled) by one warm-up
-    round, so that no request ever waits for numba."""
-    games = {}
-    for code in codes or game_codes():
-        started = time.perf_counter()
-        game = load_game(code)
-        log.info("game %s: loading its compiled round (compiling it on the first start takes minutes)", code)
-        runner.play(game, None, source=runner.seeded_words(0), operator=Operator())
-        log.info("game %s ready (%s): round %s in %.1f s", code, game.model_id, how_compiled(game),
-                 time.perf_counter() - started)
-        games[code] = game
-    return games
-
-
-def how_compiled(game: Game) -> str:
-    """Whether numba compiled the game's round loop now or loaded it from its disk cache."""
-    stats = getattr(game.simulate_rounds, "stats", None)
-    if stats is None:
-        return "run as plain Python"
-    return "compiled" if stats.cache_misses else "loaded from the cache"
+    """Every game offered, ready to play: compiled in parallel worker processes (or found in the
+    disk cache), then loaded here, so that no request ever waits for numba."""
+    codes = codes or game_codes()
+    compile_games(codes)
+    return {code: ready_game(code) for code in codes}
 
 
 def create_app(settings: Settings, games: dict[str, Game] | None = None,
@@ -68,16 +53,19 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     """The server for ``settings``: the schema migrated, the games ready, stale rounds finished."""
     engine = connect(settings.database_url)
     migrate(engine)
-    server = Server(settings, engine, games if games is not None else load_games(settings.games),
-                    jackpots=jackpots_for(settings, clock), clock=clock)
+    if games is None:  # the games' data now (cheap); their round functions compiled in the background
+        offered = {code: load_game(code) for code in settings.games or game_codes()}
+        warmup = Warmup(list(offered), on_ready=lambda _game: finish_interrupted(server))
+    else:
+        offered, warmup = games, Warmup(list(games), loaded=games)
+    server = Server(settings, engine, offered, jackpots=jackpots_for(settings, clock), clock=clock, warmup=warmup)
     if isinstance(server.jackpots, EmbeddedJackpots):
         with server.transaction() as conn:
             for game in server.games.values():
                 if has_pool(game):
                     server.jackpots.ensure(conn, game)
-    finished = server.complete_stale_rounds()
-    if finished:
-        log.info("completed %d interrupted rounds past their jurisdiction's limit", finished)
+    finish_interrupted(server)
+    warmup.start()
     app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
                   lifespan=outbox_worker)
     app.state.server = server
@@ -88,6 +76,13 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     install_error_answers(app)
     app.add_middleware(BodyLimit)
     return app
+
+
+def finish_interrupted(server: Server) -> None:
+    """Complete the rounds interrupted past their jurisdiction's limit (of the games ready)."""
+    finished = server.complete_stale_rounds()
+    if finished:
+        log.info("completed %d interrupted rounds past their jurisdiction's limit", finished)
 
 
 def jackpots_for(settings: Settings, clock: Callable[[], float]) -> Jackpots:
@@ -120,6 +115,7 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
     try:
         yield
     finally:
+        server.warmup.stop()
         server.outbox.stop()
         app.state.jackpot_hub.stop()
         if isinstance(server.jackpots, NetworkedJackpots):

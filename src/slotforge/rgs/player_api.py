@@ -60,8 +60,11 @@ def check_stake(server: Server, auth: Auth, game: Game, bet: Bet) -> None:
 
 
 @router.get("/health")
-def health() -> dict[str, str]:
-    return {"status": "ok"}
+async def health(request: Request) -> dict[str, Any]:
+    """The server serves; ``ready`` once every game offered is playable, and each game's state
+    (``compiling`` on a first start, ``ready``: see ``slotforge serve``)."""
+    warmup = server_of(request).warmup
+    return {"status": "ok", "ready": warmup.all_ready(), "games": warmup.status()}
 
 
 @router.post("/fun-sessions")
@@ -118,7 +121,7 @@ def describe_game(game: Game) -> dict[str, Any]:
 def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
     """Take the stake and play a round; a round that waits for a decision stays open."""
     server = server_of(request)
-    game = server.game(body.game)
+    game = server.playable(body.game)
     if body.script is not None and not (auth.fun and server.settings.qa):
         raise ApiError(403, "FEATURE_DISABLED", "script: forced outcomes only in fun sessions of a --qa server",
                        field="script")
@@ -190,6 +193,7 @@ def verify(server: Server, row: dict[str, Any]) -> bool | None:
     game = server.games.get(row["game"])
     if game is None or record.get("model") != game.model_id:
         return False
+    server.playable(game.code)  # 503 while its round function is still being compiled
     try:
         matches, _ = runner.replay(game, record)
     except (ScriptError, BetError):

@@ -24,6 +24,7 @@ from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
+from slotforge.games.warmup import Warmup
 from slotforge.rgs.claims import Claims, in_progress
 from slotforge.rgs.database import Writer
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
@@ -38,6 +39,7 @@ from slotforge.rgs.wallet import InternalWallet, Wallet
 log = logging.getLogger("slotforge.rgs")
 
 DAY_MS = 86_400_000
+WARMING_RETRY_S = 5  # what a request for a game still compiling is told to wait
 
 # The statements of every round, built once: building a statement and its cache key costs more
 # CPU than running it on the database.
@@ -94,10 +96,12 @@ class Server:
 
     def __init__(self, settings: Settings, engine: Engine, games: dict[str, Game], *,
                  wallet: Wallet | None = None, jackpots: Jackpots | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, warmup: Warmup | None = None) -> None:
         self.settings = settings
         self.engine = engine
-        self.games = games
+        self.games = games  # every game offered, playable or still warming up
+        # Which games' round functions are loaded (all of them, unless they are compiled in the background).
+        self.warmup = warmup or Warmup(list(games), loaded=games)
         self.wallet: Wallet = wallet or InternalWallet()
         self.jackpots: Jackpots = jackpots or EmbeddedJackpots()
         self.clock = clock
@@ -121,6 +125,19 @@ class Server:
             raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {code!r} is not offered; expected one of "
                            f"{sorted(self.games)}", field="game")
         return self.games[code]
+
+    def playable(self, code: str) -> Game:
+        """A game offered whose round function is ready; 503 ``GAME_WARMING_UP`` while it is still
+        being compiled (with ``Retry-After``), never a request that hangs on the compiler."""
+        game = self.game(code)
+        if not self.warmup.ready(code):
+            state = self.warmup.status()[code]
+            ready, offered = self.warmup.counts()
+            raise ApiError(503, "GAME_WARMING_UP", f"game: {code} is {state['state']} (its round function is "
+                           f"compiled on the server's first start; {ready} of {offered} games ready); try again "
+                           "shortly", field="game", headers={"Retry-After": str(WARMING_RETRY_S)},
+                           warmup=state)
+        return game
 
     def pool_rate(self, currency: str) -> Decimal:
         """EUR per unit of ``currency`` for the jackpot pools (the operator's table)."""
@@ -306,7 +323,7 @@ class Server:
         if row["status"] != "awaiting":
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
                           "INVALID_CHOICE")
-        game = self.game(row["game"])
+        game = self.playable(row["game"])
         try:
             record = runner.resume(game, json.loads(row["record"]), choice)
         except ScriptError as error:
@@ -452,7 +469,7 @@ class Server:
         with self.transaction() as conn:
             lock_player(conn, owner)
             row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
-            if row["status"] != "awaiting" or row["game"] not in self.games:
+            if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
                 return 0
             game = self.games[row["game"]]
             record = json.loads(row["record"])

@@ -1,0 +1,258 @@
+"""Getting the games' round functions compiled: in parallel, once per cache, never twice at once.
+
+numba compiles a game's round loop on its first use and caches it on disk (beside the game's
+source, or under ``NUMBA_CACHE_DIR``); every later process loads it from there in about a second.
+A cold compile takes tens of seconds to minutes per game, so:
+
+- :func:`compile_games` compiles games in worker processes, one per core, the longest first;
+- every compile runs under a lock file per game and cache (:func:`compile_lock`), so two
+  processes (two servers, two test workers, the command line) never compile the same game at
+  the same time: the second waits and then loads what the first wrote;
+- :class:`Warmup` does this in the background for a server, which answers at once and makes
+  each game playable the moment its round is loaded into the server's own process.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import multiprocessing
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from numba.core import config as numba_config
+
+from slotforge.engine import round as runner
+from slotforge.engine.game import Game, Operator
+from slotforge.games import REGISTRY, load_game
+
+log = logging.getLogger("slotforge.games")
+
+QUEUED, COMPILING, LOADING, READY, FAILED = "queued", "compiling", "loading", "ready", "failed"
+
+
+def warm_up(game: Game) -> None:
+    """Play one seeded round, so that the game's compiled loop is compiled or loaded from the
+    cache now rather than in the first player's request."""
+    runner.play(game, None, source=runner.seeded_words(0), operator=Operator())
+
+
+def how_compiled(game: Game) -> str:
+    """Whether numba compiled the game's round loop in this process or loaded it from its cache."""
+    stats = getattr(game.simulate_rounds, "stats", None)
+    if stats is None:
+        return "run as plain Python"
+    return "compiled" if stats.cache_misses else "loaded from the cache"
+
+
+def lock_path(code: str) -> Path:
+    """The lock file of ``code``'s compiled round: one per game source and numba cache folder,
+    since numba's cache is kept per source path (two checkouts compile apart)."""
+    source = package_folder(code).resolve()
+    where = f"{source}|{os.environ.get('NUMBA_CACHE_DIR', '')}"
+    digest = hashlib.sha256(where.encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"slotforge-compile-{code}-{digest}.lock"
+
+
+def package_folder(code: str) -> Path:
+    """The folder of a game's package, found without importing it (importing compiles)."""
+    module = REGISTRY[code].split(":")[0]
+    return Path(__file__).parent / module.rsplit(".", 1)[1]
+
+
+@contextmanager
+def compile_lock(code: str) -> Iterator[None]:
+    """Hold ``code``'s compile lock: whoever holds it compiles or loads; the others wait."""
+    path = lock_path(code)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def ready_game(code: str) -> Game:
+    """The shipped game ``code`` with its round loop compiled or loaded, under its compile lock."""
+    with compile_lock(code):
+        game = load_game(code)
+        warm_up(game)
+    return game
+
+
+def _compile_in_child(code: str) -> None:
+    """A worker process's whole work: compile ``code`` into the shared cache."""
+    ready_game(code)
+
+
+def source_size(code: str) -> int:
+    """Bytes of a game's own source: the longer it is, the longer numba takes (a proxy that needs
+    no measurement), so the largest games start first and the last to finish is a short one."""
+    return sum(path.stat().st_size for path in package_folder(code).glob("*.py"))
+
+
+def longest_first(codes: list[str]) -> list[str]:
+    return sorted(codes, key=source_size, reverse=True)
+
+
+def compile_games(codes: list[str], workers: int | None = None,
+                  on_change: Callable[[str, str], None] = lambda code, state: None,
+                  stop: threading.Event | None = None) -> dict[str, str]:
+    """Compile ``codes`` into the disk cache, ``workers`` processes at a time (default: one per
+    core), the longest first; ``on_change(code, state)`` hears each game become ``compiling`` and
+    then ``ready`` or ``failed``. Returns each game's final state. With numba's JIT disabled
+    there is nothing to compile."""
+    if numba_config.DISABLE_JIT:
+        return {code: READY for code in codes}
+    workers = max(1, min(workers or os.cpu_count() or 1, len(codes)))
+    spawn = multiprocessing.get_context("spawn")  # never fork a threaded server
+    waiting = longest_first(list(codes))
+    running: dict[object, tuple[str, multiprocessing.Process]] = {}
+    states: dict[str, str] = {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < workers and not (stop and stop.is_set()):
+                code = waiting.pop(0)
+                child = spawn.Process(target=_compile_in_child, args=(code,), name=f"compile {code}", daemon=True)
+                child.start()
+                running[child.sentinel] = (code, child)
+                on_change(code, COMPILING)
+            if not running:
+                break
+            for sentinel in wait(list(running), timeout=1.0):
+                code, child = running.pop(sentinel)
+                child.join()
+                states[code] = READY if child.exitcode == 0 else FAILED
+                on_change(code, states[code])
+    finally:
+        for _, child in running.values():
+            child.terminate()
+    return states
+
+
+@dataclass
+class Readiness:
+    """Where one game stands in a server's warm-up."""
+
+    state: str = QUEUED
+    since: float = 0.0  # when it entered this state (time.monotonic())
+    seconds: float | None = None  # from the start of the warm-up to ready
+    error: str | None = None
+
+    def view(self, now: float) -> dict[str, object]:
+        shown: dict[str, object] = {"state": self.state, "ready": self.state == READY}
+        if self.state in (COMPILING, LOADING):
+            shown["for_s"] = round(now - self.since, 1)
+        if self.seconds is not None:
+            shown["seconds"] = round(self.seconds, 1)
+        if self.error:
+            shown["error"] = self.error
+        return shown
+
+
+class Warmup:
+    """A server's games made playable in the background: compiled by worker processes (one per
+    core), then loaded into this process one by one, each ``on_ready(game)`` as soon as it is.
+
+    Games handed over already loaded are ready from the start (tests, and a server whose games
+    a caller prepared).
+    """
+
+    def __init__(self, codes: list[str], on_ready: Callable[[Game], None] = lambda game: None,
+                 workers: int | None = None, loaded: dict[str, Game] | None = None) -> None:
+        self.codes = list(codes)
+        self.workers = workers
+        self.on_ready = on_ready
+        self.started = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._games: dict[str, Readiness] = {code: Readiness(since=self.started) for code in self.codes}
+        for code in loaded or {}:
+            self._games[code] = Readiness(READY, self.started, 0.0)
+        self._thread: threading.Thread | None = None
+
+    # -- what others ask ----------------------------------------------------------------------
+    def ready(self, code: str) -> bool:
+        with self._lock:
+            return code in self._games and self._games[code].state == READY
+
+    def all_ready(self) -> bool:
+        with self._lock:
+            return all(r.state == READY for r in self._games.values())
+
+    def status(self) -> dict[str, dict[str, object]]:
+        """Each game's state (``queued``, ``compiling``, ``loading``, ``ready``, ``failed``), how
+        long it has been compiling, and the seconds it took once ready."""
+        now = time.monotonic()
+        with self._lock:
+            return {code: readiness.view(now) for code, readiness in self._games.items()}
+
+    def counts(self) -> tuple[int, int]:
+        """(games ready, games offered)."""
+        with self._lock:
+            return sum(r.state == READY for r in self._games.values()), len(self._games)
+
+    # -- running it ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Begin in a background thread (returns at once)."""
+        pending = [code for code in self.codes if not self.ready(code)]
+        if not pending:
+            return
+        self._thread = threading.Thread(target=self._run, args=(pending,), name="slotforge warm-up", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop compiling (the worker processes are ended); games ready stay ready."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the warm-up has finished (every game ready or failed); whether it has."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def _run(self, pending: list[str]) -> None:
+        log.info("compiling %d games in the background, %s at a time (first start only; each game is playable "
+                 "as soon as it is ready)", len(pending), max(1, min(self.workers or os.cpu_count() or 1,
+                                                                   len(pending))))
+        compile_games(pending, self.workers, on_change=self._compiled, stop=self._stop)
+
+    def _set(self, code: str, state: str, error: str | None = None) -> None:
+        now = time.monotonic()
+        with self._lock:
+            readiness = self._games[code]
+            readiness.state, readiness.since, readiness.error = state, now, error
+            if state == READY:
+                readiness.seconds = now - self.started
+
+    def _compiled(self, code: str, state: str) -> None:
+        """A worker process is done with ``code`` (or has begun it): load it here."""
+        if state == COMPILING:
+            self._set(code, COMPILING)
+            log.info("game %s: compiling its round function in a worker process", code)
+            return
+        if self._stop.is_set():
+            return
+        self._set(code, LOADING)
+        try:
+            game = ready_game(code)  # from the cache the worker wrote; compiles here if it failed there
+        except Exception as error:  # a game that cannot be played is reported, the others go on
+            log.exception("game %s could not be compiled", code)
+            self._set(code, FAILED, f"{type(error).__name__}: {error}")
+            return
+        self._set(code, READY)
+        self.on_ready(game)
+        ready, offered = self.counts()
+        log.info("game %s ready (%s, %s) after %.0f s: %d of %d games playable", code, game.model_id,
+                 how_compiled(game), time.monotonic() - self.started, ready, offered)
