@@ -4,7 +4,7 @@ numba compiles a game's round loop on its first use and caches it on disk (besid
 source, or under ``NUMBA_CACHE_DIR``); every later process loads it from there in about a second.
 A cold compile takes tens of seconds to minutes per game, so:
 
-- :func:`compile_games` compiles games in worker processes, one per core, the longest first;
+- :func:`compile_games` compiles games in worker processes, one per core;
 - every compile runs under a lock file per game and cache (:func:`compile_lock`), so two
   processes (two servers, two test workers, the command line) never compile the same game at
   the same time: the second waits and then loads what the first wrote;
@@ -93,28 +93,18 @@ def _compile_in_child(code: str) -> None:
     ready_game(code)
 
 
-def source_size(code: str) -> int:
-    """Bytes of a game's own source: the longer it is, the longer numba takes (a proxy that needs
-    no measurement), so the largest games start first and the last to finish is a short one."""
-    return sum(path.stat().st_size for path in package_folder(code).glob("*.py"))
-
-
-def longest_first(codes: list[str]) -> list[str]:
-    return sorted(codes, key=source_size, reverse=True)
-
-
 def compile_games(codes: list[str], workers: int | None = None,
                   on_change: Callable[[str, str], None] = lambda code, state: None,
                   stop: threading.Event | None = None) -> dict[str, str]:
     """Compile ``codes`` into the disk cache, ``workers`` processes at a time (default: one per
-    core), the longest first; ``on_change(code, state)`` hears each game become ``compiling`` and
+    core); ``on_change(code, state)`` hears each game become ``compiling`` and
     then ``ready`` or ``failed``. Returns each game's final state. With numba's JIT disabled
     there is nothing to compile."""
     if numba_config.DISABLE_JIT:
         return {code: READY for code in codes}
     workers = max(1, min(workers or os.cpu_count() or 1, len(codes)))
     spawn = multiprocessing.get_context("spawn")  # never fork a threaded server
-    waiting = longest_first(list(codes))
+    waiting = list(codes)
     running: dict[object, tuple[str, multiprocessing.Process]] = {}
     states: dict[str, str] = {}
     try:
