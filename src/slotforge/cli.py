@@ -767,8 +767,9 @@ def serve(
     if config is not None:
         os.environ["SLOTFORGE_CONFIG"] = str(config.resolve())
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    out.print(f"slotforge: play in a browser at http://{shown_host}:{port}/ once the log says "
-              "'Application startup complete' (the first start compiles the games: a few minutes)", highlight=False)
+    out.print(f"slotforge: play in a browser at http://{shown_host}:{port}/ (it answers at once; on a fresh "
+              "machine the games compile in the background first, about 3 minutes on two cores, and each is "
+              "playable as soon as the log says it is ready)", highlight=False)
     uvicorn.run("slotforge.rgs.app:app_from_environment", factory=True, host=host, port=port, workers=workers,
                 log_level="info", timeout_graceful_shutdown=5)
 

@@ -1,0 +1,83 @@
+"""Compiling the games once, in parallel, and a server that answers while they compile: the
+compile lock, the worker processes, and what a request meets while a game is not ready yet
+(``tests/web/test_warmup.py`` starts a really cold server and plays through the browser)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from slotforge.games.warmup import COMPILING, FAILED, READY, Warmup, compile_games, compile_lock
+
+
+def test_the_compile_lock_lets_one_holder_at_a_time():
+    order: list[str] = []
+    holding = threading.Event()
+
+    def first() -> None:
+        with compile_lock("dynasty"):
+            holding.set()
+            order.append("first in")
+            time.sleep(0.3)
+            order.append("first out")
+
+    def second() -> None:
+        holding.wait()
+        with compile_lock("dynasty"):
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert order == ["first in", "first out", "second in"]
+
+
+def test_another_games_lock_does_not_wait():
+    with compile_lock("dynasty"):
+        got = threading.Event()
+        thread = threading.Thread(target=lambda: (compile_lock("golden-grimoire").__enter__(), got.set()))
+        thread.start()
+        assert got.wait(5)
+
+
+def test_compiling_reports_each_game_and_a_failure_is_a_failure_not_a_hang():
+    heard: list[tuple[str, str]] = []
+    states = compile_games(["dynasty", "no-such-game"], workers=2, on_change=lambda c, s: heard.append((c, s)))
+    assert states == {"dynasty": READY, "no-such-game": FAILED}  # dynasty: from the session's warm cache
+    assert sorted(heard) == sorted([("dynasty", COMPILING), ("dynasty", READY),
+                                    ("no-such-game", COMPILING), ("no-such-game", FAILED)])
+    for code in ("dynasty", "no-such-game"):  # each one began before it ended
+        assert heard.index((code, COMPILING)) < heard.index((code, states[code]))
+
+
+def test_a_warmup_loads_each_game_and_says_so():
+    loaded = []
+    warmup = Warmup(["dynasty", "moon-of-fortune"], on_ready=lambda game: loaded.append(game.code), workers=2)
+    assert not warmup.ready("dynasty") and warmup.status()["dynasty"]["state"] == "queued"
+    warmup.start()
+    assert warmup.wait(600)
+    assert sorted(loaded) == ["dynasty", "moon-of-fortune"]
+    assert warmup.all_ready() and warmup.counts() == (2, 2)
+    status = warmup.status()
+    assert status["dynasty"]["ready"] is True and status["dynasty"]["seconds"] >= 0
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_round_for_a_game_still_warming_up_is_refused_at_once_and_nothing_is_taken(api):
+    player = api.fun_player()
+    before = player.get("/v1/session").json()["balance"]
+    server = api.client.app.state.server
+    server.warmup = Warmup(["dynasty"])  # not started: Dynasty stays queued
+    refused = player.play("dynasty")
+    assert refused.status_code == 503
+    assert refused.json()["error"] == "GAME_WARMING_UP" and refused.json()["field"] == "game"
+    assert refused.json()["warmup"]["state"] == "queued"
+    assert int(refused.headers["Retry-After"]) > 0
+    health = api.client.get("/v1/health").json()
+    assert health["ready"] is False and health["games"]["dynasty"]["ready"] is False
+    assert api.client.get("/v1/games/dynasty").status_code == 200  # its page can still be drawn
+    assert player.get("/v1/session").json()["balance"] == before
