@@ -18,6 +18,7 @@ in parallel worker processes, as a new user meets them).
     python bench/bench_compile.py                      # all five games, this tree
     python bench/bench_compile.py dynasty --base HEAD~1
     python bench/bench_compile.py --serve --json
+    python bench/bench_compile.py --serve-only
 
 Cold compiles take tens of seconds to minutes per game; a full run takes about as long as the
 games' compiles added up (twice that with ``--base``).
@@ -167,9 +168,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5_000_000, help="rounds timed for rounds/s")
     parser.add_argument("--top", type=int, default=6, help="costliest compiled functions shown per game")
     parser.add_argument("--serve", action="store_true", help="also time a cold `slotforge serve`")
+    parser.add_argument("--serve-only", action="store_true", help="time a cold `slotforge serve` alone")
     parser.add_argument("--json", action="store_true", help="also print every figure as JSON")
     args = parser.parse_args()
     results: dict = {"cores": os.cpu_count(), "games": {}}
+    if args.serve_only:
+        args.games, args.serve = [], True
     with tempfile.TemporaryDirectory(prefix="slotforge-base-") as scratch:
         trees = {"this": ROOT}
         if args.base:
