@@ -105,7 +105,9 @@ def show(code: str, figures: dict[str, dict], top: int) -> None:
     trees = list(figures)
     for key, label, unit in FIGURES:
         values = "   ".join(f"{tree} {figures[tree][key]:>12,.1f}{unit}" for tree in trees)
-        ratio = f"   this/base {figures['this'][key] / figures['base'][key]:.2f}x" if "base" in figures else ""
+        ratio = ""
+        if "base" in figures and figures["base"][key] >= 0.1:  # a ratio of two near-zero times says nothing
+            ratio = f"   this/base {figures['this'][key] / figures['base'][key]:.2f}x"
         print(f"  {label:<28}{values}{ratio}")
     own = sorted(figures["this"]["functions"].items(), key=lambda item: -item[1][0])
     total = sum(seconds for _, (seconds, _signatures) in own)
