@@ -269,7 +269,7 @@ def test_fun_sessions_are_rationed_per_address_with_retry_after(make_api, clock)
 def test_idle_fun_players_are_swept_with_all_they_left_and_real_players_stay(make_api, clock, games):
     api = make_api(fun_idle_minutes=90)  # sessions expire after 30 minutes: the longer time counts
     real = api.player("10.00")
-    assert real.play().status_code == 200
+    real_round = real.play().json()["round"]["id"]
     idle = api.fun_player()
     assert idle.play().status_code == 200
     assert idle.post("/v1/autoplay", {"game": "dynasty", "rounds": 5, "cash_decrease": "1.00"}).status_code == 200
@@ -301,9 +301,9 @@ def test_idle_fun_players_are_swept_with_all_they_left_and_real_players_stay(mak
     assert api.client.app.state.fun_sessions.sweep() == 2
     assert fun_rows() == {"rounds": 0, "ledger": 0, "sessions": 0, "idempotency": 0}
     with server.engine.connect() as conn:
-        kept = conn.execute(select(rounds.c.status).join(players, players.c.id == rounds.c.player_id)
+        kept = conn.execute(select(rounds.c.id).join(players, players.c.id == rounds.c.player_id)
                             .where(players.c.external_id == real.player_id)).scalars().all()
-    assert kept == ["complete"], "real play is never swept"
+    assert kept == [real_round], "real play is never swept"
 
 
 # -- a request uvicorn cannot parse is answered in the server's error form ------------------------
