@@ -11,7 +11,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
@@ -23,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from typer.core import TyperCommand, TyperGroup
 
 from slotforge import __version__, logs
+from slotforge.amounts import AmountError, parse_decimal
 from slotforge.engine import round as rounds
 from slotforge.engine.game import Game, Operator, RtpOptions
 from slotforge.engine.model import read_json_file
@@ -179,8 +180,9 @@ def checked_cluster(address: str | None) -> str | None:
     return address
 
 
-def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
-    """``--bet lines=10 --bet coin_value=0.05`` as a bet object (whole numbers as ints)."""
+def parse_bet_options(pairs: list[str], amounts: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+    """``--bet lines=10 --bet coin_value=0.05`` as a bet object: whole numbers as ints, except
+    the ``amounts`` fields, which stay text as an amount always is ("1" is a coin value of 1.00)."""
     if not pairs:
         return None
     bet: dict[str, Any] = {}
@@ -188,13 +190,18 @@ def parse_bet_options(pairs: list[str]) -> dict[str, Any] | None:
         if "=" not in pair:
             raise ValueError(f"--bet: expected FIELD=VALUE, got {pair!r}")
         key, value = pair.split("=", 1)
-        bet[key] = int(value) if value.lstrip("-").isdigit() else value
+        bet[key] = int(value) if key not in amounts and value.lstrip("-").isdigit() else value
     return bet
+
+
+def amount_fields(game: Game) -> frozenset[str]:
+    """The game's bet fields that are amounts (the default bet holds them as Decimals)."""
+    return frozenset(name for name, value in game.parse_bet({}).fields.items() if isinstance(value, Decimal))
 
 
 def checked_bet(game: Game, pairs: list[str]) -> dict[str, Any] | None:
     """The ``--bet`` options as a bet object the game accepts (checked before any work)."""
-    bet = parse_bet_options(pairs)
+    bet = parse_bet_options(pairs, amount_fields(game))
     game.parse_bet(bet)
     return bet
 
@@ -531,8 +538,8 @@ def play(
     def first_round() -> dict[str, Any]:
         parsed = rounds.parse_script(the_game, read_json_file(script, "script")) if script else None
         return rounds.play(
-            the_game, parse_bet_options(bet), script=parsed, choices=rounds.parse_choices(the_game, choice),
-            source=word_source(seed), operator=operator,
+            the_game, parse_bet_options(bet, amount_fields(the_game)), script=parsed,
+            choices=rounds.parse_choices(the_game, choice), source=word_source(seed), operator=operator,
         )
 
     record = guarded(first_round)
@@ -552,12 +559,9 @@ def parse_gamble_limit(text: str | None) -> Decimal | None:
     if text is None:
         return None
     try:
-        limit = Decimal(text)
-    except InvalidOperation:
-        limit = Decimal("NaN")
-    if not limit.is_finite() or limit < 0:
-        fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; got {text!r}")
-    return limit
+        return parse_decimal(text, "--gamble-limit")
+    except AmountError as error:
+        fail(f"--gamble-limit: expected an amount of 0 or more, like 500.00; {error.reason}")
 
 
 def word_source(seed: int | None, skip: int = 0) -> rounds.WordSource:
@@ -752,6 +756,7 @@ def serve(
     import uvicorn
 
     from slotforge.rgs.database import connect, migrate
+    from slotforge.rgs.http import PROTOCOL
 
     settings = server_settings(config, database, qa=qa or None, jackpot_url=jackpot)
     if workers > 1 and settings.database_url.startswith("sqlite"):
@@ -771,7 +776,7 @@ def serve(
               "machine the games compile in the background first, about 3 minutes on two cores, and each is "
               "playable as soon as the log says it is ready)", highlight=False)
     uvicorn.run("slotforge.rgs.app:app_from_environment", factory=True, host=host, port=port, workers=workers,
-                log_level="info", timeout_graceful_shutdown=5)
+                log_level="info", timeout_graceful_shutdown=5, http=PROTOCOL)
 
 
 operator_app = typer.Typer(cls=Group, help="operators of the game server", no_args_is_help=True)
@@ -846,6 +851,7 @@ def jackpot_serve(
     import uvicorn
 
     from slotforge.jackpot.service import create_service
+    from slotforge.rgs.http import PROTOCOL
 
     logs.configure()
     if secret is not None:
@@ -854,7 +860,7 @@ def jackpot_serve(
         err.print("[yellow]warning:[/yellow] no --secret: bind the service to a private address", highlight=False)
     service = guarded(lambda: create_service(database, secret=secret))
     out.print(f"slotforge jackpot service on http://{host}:{port} (database {database})", highlight=False)
-    uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2)
+    uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2, http=PROTOCOL)
 
 
 def service_books(database: str) -> Books:

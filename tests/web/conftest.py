@@ -29,6 +29,8 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # A jurisdiction whose reality check comes every 3 seconds, so that a test sees one.
 BRISK = """
+fun_sessions_per_minute = 600  # every browser test opens fun sessions from 127.0.0.1
+
 [jurisdictions.brisk]
 reality_check_s = 3
 show_net_position = true

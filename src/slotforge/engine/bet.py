@@ -9,9 +9,10 @@ integers and one Decimal.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
+from slotforge.amounts import FORM, AmountError, parse_decimal
 from slotforge.engine.model import Choice, IntRange
 
 
@@ -63,16 +64,15 @@ def parse_int(field: str, raw: Any, allowed: IntRange) -> int:
 
 
 def parse_choice(field: str, raw: Any, allowed: Choice) -> Decimal:
-    """A decimal bet field that must be one of the offered values (given as a string)."""
+    """A decimal bet field that must be one of the offered values, given as strict amount text
+    ("0.05": see :mod:`slotforge.amounts`; a Decimal from Python callers is taken as it is)."""
     if raw is None:
         return allowed.default
     offered = ", ".join(format_money(v) for v in allowed.values)
-    if isinstance(raw, bool) or isinstance(raw, float):
-        raise BetError(f"bet.{field}: expected a decimal string, one of {offered}; got {raw!r}")
     try:
-        value = Decimal(str(raw))
-    except InvalidOperation as error:
-        raise BetError(f"bet.{field}: expected one of {offered}, got {raw!r}") from error
+        value = raw if isinstance(raw, Decimal) else parse_decimal(raw, f"bet.{field}")
+    except AmountError as error:
+        raise BetError(f"bet.{field}: expected one of {offered} as {FORM}; got {raw!r}") from error
     if not value.is_finite() or value not in allowed.values:
         raise BetError(f"bet.{field}: expected one of {offered}, got {raw!r}")
     return value

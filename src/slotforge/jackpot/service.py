@@ -23,6 +23,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from slotforge.amounts import AmountText, amount_text
 from slotforge.jackpot.books import Books, ClaimSettled, KeyReused, UnknownPool, audit
 from slotforge.jackpot.pool import JackpotError, PoolConfig
 from slotforge.jackpot.stream import Hub, Unannounced
@@ -31,8 +32,8 @@ from slotforge.rgs.database import connect
 log = logging.getLogger("slotforge.jackpot")
 
 RoundKey = Annotated[str, StringConstraints(min_length=3, max_length=200, pattern=r"^[A-Za-z0-9_.@-]+:[0-9]+$")]
-Amount = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
-Rate = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,9}(\.[0-9]{1,12})?$")]
+Amount = AmountText
+Rate = amount_text(places=12, whole_digits=9)  # EUR per unit of a currency, in the amounts' strict form
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 
 

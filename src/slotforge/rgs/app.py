@@ -29,6 +29,7 @@ from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import operator_api, player_api, web
 from slotforge.rgs.database import connect, migrate
 from slotforge.rgs.errors import ApiError
+from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpot_client import NetworkedJackpots
 from slotforge.rgs.jackpots import EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.service import Server
@@ -69,6 +70,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
                   lifespan=outbox_worker)
     app.state.server = server
+    app.state.fun_sessions = FunSessions(settings, engine, server.transaction, clock)
     app.state.jackpot_hub = Hub(offered_pools(server))
     app.include_router(player_api.router)
     app.include_router(operator_api.router)

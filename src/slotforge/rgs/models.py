@@ -3,16 +3,60 @@ naming the field."""
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
 
-# An amount as a decimal string ("12.50"): a JSON number is refused, so no float ever carries money.
-Money = Annotated[str, StringConstraints(pattern=r"^[0-9]{1,12}(\.[0-9]{1,2})?$")]
+from slotforge.amounts import AmountText
+
+# An amount as strict decimal text ("12.50"): a JSON number is refused, so no float ever carries money.
+Money = AmountText
 Code = Annotated[str, StringConstraints(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_.:@-]+$")]
 # A row id as clients may send it: positive and within the database's 64-bit integers.
 Id = Annotated[int, Field(ge=1, le=2**63 - 1)]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+
+# Control characters and lone surrogates: PostgreSQL's text cannot hold NUL, no encoder takes a
+# lone surrogate, and a log or terminal should never receive a client's escape sequences.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+MILLISECOND = timedelta(milliseconds=1)
+
+
+def printable(text: str) -> str:
+    """Free text as given, refused if it holds a control character (NUL, a line break, ESC ...)."""
+    found = CONTROL.search(text)
+    if found:
+        raise PydanticCustomError("text", "expected text without control characters, found {char} at {at}",
+                                  {"char": f"U+{ord(found.group()):04X}", "at": found.start()})
+    return text
+
+
+def since_epoch(moment: datetime) -> datetime:
+    """A time of the server's clock: one without a zone is UTC; before 1970 (the clock's epoch,
+    before any round) it is refused."""
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    if moment < EPOCH:
+        raise PydanticCustomError("time", "expected a time from 1970-01-01T00:00:00Z on, got {moment}",
+                                  {"moment": moment.isoformat()})
+    return moment
+
+
+def millis(moment: datetime | None) -> int | None:
+    """A checked time (:data:`Moment`) as milliseconds since the epoch, exactly (no float, and
+    no conversion that could leave datetime's range)."""
+    return None if moment is None else (moment - EPOCH) // MILLISECOND
+
+
+# Free text (a language, a reason, a choice): no control characters; lengths are the field's.
+Text = Annotated[str, AfterValidator(printable)]
+
+
+# A time in a query (ISO 8601; without a zone, UTC), within the server's clock.
+Moment = Annotated[datetime, AfterValidator(since_epoch)]
 
 
 class Body(BaseModel):
@@ -27,7 +71,7 @@ class RoundRequest(Body):
 
 
 class DecisionRequest(Body):
-    choice: Annotated[str, StringConstraints(min_length=1, max_length=40)]
+    choice: Annotated[Text, StringConstraints(min_length=1, max_length=40)]
 
 
 class AutoplayRequest(Body):
@@ -48,8 +92,8 @@ class FunSessionRequest(Body):
 class SessionRequest(Body):
     player_id: Code
     currency: Currency
-    jurisdiction: Annotated[str, StringConstraints(min_length=1, max_length=40)] = "default"
-    language: Annotated[str, StringConstraints(max_length=20)] | None = None
+    jurisdiction: Annotated[Text, StringConstraints(min_length=1, max_length=40)] = "default"
+    language: Annotated[Text, StringConstraints(max_length=20)] | None = None
 
 
 class TransactionRequest(Body):
@@ -59,4 +103,4 @@ class TransactionRequest(Body):
 
 
 class VoidRequest(Body):
-    reason: Annotated[str, StringConstraints(min_length=1, max_length=500)]
+    reason: Annotated[Text, StringConstraints(min_length=1, max_length=500)]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from slotforge.amounts import parse_minor
+
 CENT = Decimal("0.01")
 
 
@@ -26,12 +28,6 @@ def to_signed_text(minor: int) -> str:
 
 
 def parse_amount(raw: str, field: str = "amount") -> int:
-    """A decimal string from a request ("12.50") as positive whole cents."""
-    try:
-        value = Decimal(raw)
-    except ArithmeticError as error:
-        raise ValueError(f"{field}: expected a decimal string like \"12.50\", got {raw!r}") from error
-    minor = to_minor(value, field)
-    if minor <= 0:
-        raise ValueError(f"{field}: expected an amount above zero, got {raw!r}")
-    return minor
+    """Strict amount text from a request ("12.50") as positive whole cents (see
+    :mod:`slotforge.amounts`); ValueError naming ``field`` otherwise."""
+    return parse_minor(raw, field)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -11,7 +10,7 @@ from sqlalchemy import Float, cast, func, select
 
 from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, invalid, not_found
-from slotforge.rgs.models import Code, Id, SessionRequest, TransactionRequest, VoidRequest
+from slotforge.rgs.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.schema import ledger, players, rounds
 from slotforge.rgs.service import iso, lock_player, round_answer, round_view, server_of
@@ -95,12 +94,8 @@ def player(player_id: Code, operator_id: Operator, request: Request) -> dict[str
             "net_position": to_signed_text(int(net))}
 
 
-def millis(raw: datetime | None) -> int | None:
-    return None if raw is None else int(raw.timestamp() * 1000)
-
-
-Since = Annotated[datetime | None, Query(alias="from", description="ISO 8601 time, inclusive")]
-Until = Annotated[datetime | None, Query(alias="to", description="ISO 8601 time, exclusive")]
+Since = Annotated[Moment | None, Query(alias="from", description="ISO 8601 time, inclusive (UTC without a zone)")]
+Until = Annotated[Moment | None, Query(alias="to", description="ISO 8601 time, exclusive (UTC without a zone)")]
 
 
 @router.get("/rounds")
@@ -136,10 +131,22 @@ def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: 
         row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
         if row["status"] == "complete":
             raise invalid("round", f"round {round_id} is complete and paid; only an open round can be voided")
+        refuse_at_the_wallet(row)
         if row["status"] == "awaiting":
             server.void(conn, row, body.reason, server.now())
         answer = round_answer(row)
     return {**answer, "refunded": True}
+
+
+def refuse_at_the_wallet(row: dict[str, Any]) -> None:
+    """A seamless round whose debit is still at the operator's wallet cannot be voided: nothing
+    is taken yet that could be refunded, and the debit, once answered, plays the round (or, left
+    unanswered, rolls it back and voids it). 409 ``REQUEST_IN_PROGRESS``: ask again once it is
+    played or void."""
+    if row["status"] == "pending":
+        raise ApiError(409, "REQUEST_IN_PROGRESS", f"round {row['id']}: its stake is still being debited at the "
+                       "operator's wallet, so nothing can be refunded yet; void it once it is played (or it "
+                       "is void by itself if the debit fails)", field="round")
 
 
 @router.get("/reports/games")

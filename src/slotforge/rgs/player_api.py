@@ -15,6 +15,7 @@ from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
 from slotforge.rgs import access
 from slotforge.rgs.errors import ApiError, field_of, invalid
+from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
 from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
@@ -69,10 +70,14 @@ async def health(request: Request) -> dict[str, Any]:
 
 @router.post("/fun-sessions")
 def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
-    """A session with play money; fun rounds never touch real books or jackpot pools."""
+    """A session with play money; fun rounds never touch real books or jackpot pools. Rationed
+    per client address (429 ``RATE_LIMITED``); idle fun players are swept away."""
     server = server_of(request)
     if body.currency not in server.settings.currencies:
         raise invalid("currency", f"currency: expected one of {server.settings.currencies}, got {body.currency}")
+    rations: FunSessions = request.app.state.fun_sessions
+    rations.admit(request.client.host if request.client else "unknown")
+    rations.sweep_if_due()
     now = server.now()
     with server.transaction() as conn:
         player_id = access.fun_player(conn, body.currency, to_minor(server.settings.fun_balance), now)
@@ -129,6 +134,8 @@ def play_round(body: RoundRequest, auth: Player, request: Request, key: Idempote
         raise ApiError(403, "FEATURE_DISABLED", "autoplay: not allowed in this jurisdiction", field="autoplay")
     bet = parse_bet(game, body.bet)
     check_stake(server, auth, game, bet)
+    if body.autoplay is not None:
+        check_plan(server, auth, body.autoplay, game, bet)
     script = None
     if body.script is not None:
         try:
@@ -241,6 +248,18 @@ def own_plan(server: Server, auth: Auth, plan_id: int) -> dict[str, Any]:
     if row is None or row["session_id"] != auth.session_id:
         raise ApiError(404, "NOT_FOUND", f"autoplay {plan_id} not found")
     return dict(row)
+
+
+def check_plan(server: Server, auth: Auth, plan_id: int, game: Game, bet: Bet) -> None:
+    """A round counted against an autoplay plan plays the plan's game at the plan's bet: its loss
+    limit and win conditions were agreed for that stake, and a bigger one would step past them
+    (422 naming ``game`` or ``bet``; 404 for a plan of another session)."""
+    plan = json.loads(own_plan(server, auth, plan_id)["plan"])
+    if plan["game"] != game.code:
+        raise invalid("game", f"game: autoplay {plan_id} plays {plan['game']}, got {game.code}")
+    planned = parse_bet(game, plan["bet"]).as_json()  # checked when the plan was made
+    if planned != bet.as_json():
+        raise invalid("bet", f"bet: autoplay {plan_id} plays the bet {planned}, got {bet.as_json()}")
 
 
 @router.get("/autoplay/{plan_id}")

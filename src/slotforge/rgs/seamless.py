@@ -45,14 +45,14 @@ import uuid
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import httpx
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
+from slotforge.amounts import AmountError, parse_minor
 from slotforge.rgs import outbox as mail
-from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.money import to_text
 from slotforge.rgs.outbox import Message, Outbox
 from slotforge.rgs.schema import operators, players, rounds
 from slotforge.rgs.settings import OperatorSettings, Settings
@@ -109,10 +109,11 @@ class Declined(Exception):
 
 
 def balance_of(answer: dict[str, Any]) -> int | None:
-    """The wallet's ``balance`` as minor units, None when absent or malformed."""
+    """The wallet's ``balance`` as minor units, None when absent or not strict amount text
+    ("49.80": a JSON number is as unclear as garbage)."""
     try:
-        return to_minor(Decimal(str(answer["balance"])), "balance")
-    except (KeyError, InvalidOperation, ValueError):
+        return parse_minor(answer["balance"], "balance", positive=False)
+    except (KeyError, AmountError):
         return None
 
 

@@ -18,6 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from slotforge.amounts import SettingAmount, setting_amount
+
+# EUR per unit of a currency, written as strict decimal text ("1.17").
+Rate = setting_amount(places=12)
 # The shortest shared secret taken (a wallet's signing secret, the jackpot service's bearer).
 SHORTEST_SECRET = 16
 
@@ -42,7 +46,7 @@ class Jurisdiction(Strict):
     autoplay: AutoplayRules = AutoplayRules()
     min_round_ms: int = Field(0, ge=0, description="least time between the starts of two rounds")
     gamble: bool = True
-    max_stake: Decimal | None = Field(None, gt=0, description="largest total bet of one round")
+    max_stake: SettingAmount | None = Field(None, gt=0, description="largest total bet of one round")
     show_net_position: bool = False
     show_session_timer: bool = False
     reality_check_s: int | None = Field(None, gt=0)
@@ -128,18 +132,22 @@ class Settings(BaseSettings):
     database_url: str = Field("sqlite:///slotforge.db", description="SQLite file or postgresql+psycopg:// URL")
     session_minutes: int = Field(30, gt=0, description="a session expires after this much inactivity")
     qa: bool = Field(False, description="accept scripts in fun sessions (browser tests, QA)")
-    gamble_limit: Decimal = Field(Decimal("1000.00"), ge=0, description="largest amount a gamble may win")
-    fun_balance: Decimal = Field(Decimal("1000.00"), gt=0, description="play money of a fun session")
+    gamble_limit: SettingAmount = Field(Decimal("1000.00"), ge=0, description="largest amount a gamble may win")
+    fun_balance: SettingAmount = Field(Decimal("1000.00"), gt=0, description="play money of a fun session")
     currencies: list[str] = Field(["EUR"], min_length=1, description="currencies players may hold")
     play_url: str = Field("/play?token={token}", description="where an operator sends a player; {token} is filled")
     games: list[str] | None = Field(None, description="games offered (all when unset)")
+    fun_sessions_per_minute: int = Field(30, ge=1, description="fun sessions one client address may open a "
+                                         "minute (then 429 RATE_LIMITED), per server process")
+    fun_idle_minutes: int = Field(60, gt=0, description="a fun player idle this long (and past its session's "
+                                  "time-out) is deleted with its rounds")
     jurisdictions: dict[str, Jurisdiction] = Field(default_factory=dict, description="profiles added or replaced")
     jackpot_url: str | None = Field(None, description="the jackpot service's URL (pools in this database when unset)")
     jackpot_server_id: str | None = Field(
         None, pattern=r"^[A-Za-z0-9_.@-]{1,100}$",
         description="this game server's name at the jackpot service, unique among the servers sharing it "
                     "(default: the host's name and a digest of the database URL)")
-    jackpot_rates: dict[str, Decimal] = Field(
+    jackpot_rates: dict[str, Rate] = Field(
         default_factory=dict, description="EUR per unit of each currency other than EUR whose players may play "
                                           "jackpot games: stakes are converted into the pools' EUR at this rate")
     jackpot_secret: str | None = Field(

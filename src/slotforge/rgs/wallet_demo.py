@@ -26,7 +26,6 @@ import random
 import sqlite3
 import threading
 import time
-from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,8 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from slotforge.rgs.money import to_minor, to_text
+from slotforge.amounts import AmountError, AmountText, parse_minor
+from slotforge.rgs.money import to_text
 from slotforge.rgs.seamless import SIGNATURE_HEADER, signed_correctly
 
 SCHEMA = """
@@ -259,12 +259,9 @@ def checked(kind: str, raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(raw["currency"], str) or len(raw["currency"]) != 3:
         raise Refusal(422, "VALIDATION", "currency: expected a 3-letter code", field="currency")
     try:
-        amount = to_minor(Decimal(raw["amount"])) if isinstance(raw["amount"], str) else None
-    except (InvalidOperation, ValueError):
-        amount = None
-    if amount is None or amount < 0 or (kind == "debit" and amount == 0):
-        raise Refusal(422, "VALIDATION", f"amount: expected a decimal string of whole cents, got {raw['amount']!r}",
-                      field="amount")
+        amount = parse_minor(raw["amount"], "amount", positive=kind == "debit")
+    except AmountError as error:
+        raise Refusal(422, "VALIDATION", str(error), field="amount") from error
     return {**raw, "amount": amount}
 
 
@@ -272,7 +269,7 @@ class Deposit(BaseModel):
     model_config = ConfigDict(extra="forbid")
     player_id: str = Field(min_length=1, max_length=100)
     currency: str = Field(pattern=r"^[A-Z]{3}$")
-    amount: str = Field(pattern=r"^[0-9]{1,12}(\.[0-9]{1,2})?$")
+    amount: AmountText
 
 
 def create_app(database: Path, secret: str, faults: Faults | None = None,
@@ -331,7 +328,7 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
     @app.post("/admin/players")
     def deposit(body: Deposit) -> JSONResponse:
         try:
-            balance = books.deposit(body.player_id, body.currency, to_minor(Decimal(body.amount)))
+            balance = books.deposit(body.player_id, body.currency, parse_minor(body.amount))
         except Refusal as refusal:
             return JSONResponse(refusal.answer, status_code=refusal.status)
         return JSONResponse({"player_id": body.player_id, "balance": to_text(balance)})
