@@ -134,6 +134,9 @@ class Settings(BaseSettings):
     play_url: str = Field("/play?token={token}", description="where an operator sends a player; {token} is filled")
     games: list[str] | None = Field(None, description="games offered (all when unset)")
     jurisdictions: dict[str, Jurisdiction] = Field(default_factory=dict, description="profiles added or replaced")
+    rounds_in_flight: int = Field(
+        32, ge=1, le=1000, description="rounds each operator may have running at once in one server process; "
+                                       "the next wait their turn, so a slow wallet stalls only its own players")
     jackpot_url: str | None = Field(None, description="the jackpot service's URL (pools in this database when unset)")
     jackpot_server_id: str | None = Field(
         None, pattern=r"^[A-Za-z0-9_.@-]{1,100}$",
