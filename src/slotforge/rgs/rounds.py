@@ -33,14 +33,13 @@ from decimal import Decimal
 from typing import Any
 
 import orjson
-from sqlalchemy import BigInteger, Boolean, String, Text, and_, bindparam, cast, exists, select, update
-from sqlalchemy.dialects.postgresql import insert as postgres_insert
+from sqlalchemy import BigInteger, Boolean, Integer, String, Text, and_, bindparam, cast, exists, select, text, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs.claims import in_progress
+from slotforge.rgs.claims import claim_number, in_progress
 from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.jackpots import has_pool
 from slotforge.rgs.money import to_minor, to_text
@@ -80,13 +79,47 @@ INSERT_ROUND = (rounds.insert()
 ENTRIES = ledger.insert()
 
 
-def claim_key(dialect: str):
-    """6. The key stored with its round, unless stored already (returns the key when stored now)."""
-    insert = postgres_insert if dialect == "postgresql" else sqlite_insert
-    return insert(idempotency).on_conflict_do_nothing().returning(idempotency.c.key)
+# 6. The key stored with its round, unless stored already (returns the round id when stored now).
+STORE_KEY = sqlite_insert(idempotency).on_conflict_do_nothing().returning(idempotency.c.round_id)
+KEEP_ANSWER = update(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
+                                        idempotency.c.key == bindparam("p_key")).values(body=bindparam("p_body"))
 
-
-CLAIM_KEY = {dialect: claim_key(dialect) for dialect in ("postgresql", "sqlite")}
+# PostgreSQL: the same steps in two statements (each a round trip to the database): 2 and 3 ...
+CLAIM_AND_SETTLE = text("""
+WITH claim AS (SELECT pg_try_advisory_xact_lock(:p_claim) AS held),
+settled AS (
+    UPDATE players SET balance = players.balance - :p_stake + :p_win, last_round_at = :p_now
+    FROM claim
+    WHERE claim.held AND players.id = :p_player AND players.balance >= :p_stake
+      AND (players.last_round_at IS NULL OR players.last_round_at <= :p_latest)
+    RETURNING players.balance)
+SELECT claim.held, settled.balance FROM claim LEFT JOIN settled ON true
+""").bindparams(*(bindparam(name, type_=BigInteger) for name in ("p_claim", "p_stake", "p_win", "p_now", "p_player",
+                                                                    "p_latest")))
+# ... then 4, 5 and 6 (a statement of its own: it sees a round left awaiting by a request of the
+# player's that committed while this one waited for the player's row).
+ROUND_ENTRIES_AND_KEY = text("""
+WITH round AS (
+    INSERT INTO rounds (player_id, session_id, game, status, fun, currency, jurisdiction, stake, win, jackpot_win,
+                        balance_before, balance_after, record, started_at, finished_at)
+    SELECT :player_id, :session_id, :game, :status, :fun, :currency, :jurisdiction, :stake, :win, 0,
+           :balance_before, :balance_after, :record, :started_at, :finished_at
+    WHERE NOT EXISTS (SELECT 1 FROM rounds WHERE player_id = :player_id AND game = :game AND status = 'awaiting')
+    RETURNING id),
+entries AS (
+    INSERT INTO ledger (player_id, kind, amount, round_id, created_at)
+    SELECT :player_id, entry.kind, entry.amount, round.id, :started_at
+    FROM round, (VALUES ('stake', :stake), ('win', :win)) AS entry (kind, amount)
+    WHERE entry.amount > 0),
+stored AS (
+    INSERT INTO idempotency (player_id, key, request_hash, status_code, round_id, created_at)
+    SELECT :player_id, :key, :request_hash, :status_code, round.id, :created_at FROM round
+    ON CONFLICT DO NOTHING
+    RETURNING round_id)
+SELECT round.id, stored.round_id FROM round LEFT JOIN stored ON true
+""").bindparams(*(bindparam(name, type_=kind) for name, kind in ROUND_FIELDS.items() if name != "jackpot_win"),
+                *(bindparam(name, type_=kind) for name, kind in (("key", String), ("request_hash", String),
+                                                                 ("status_code", Integer), ("created_at", BigInteger))))
 OPEN_ROUND = select(rounds.c.id).where(and_(rounds.c.player_id == bindparam("p_player"),
                                             rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting"))
 PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
@@ -136,9 +169,16 @@ def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, record: dict[
     win = 0 if awaiting else to_minor(Decimal(record["total_win"]), "total_win")  # paid once decided
     least_ms = auth.jurisdiction.min_round_ms
     with server.claims.outside(auth.player_id, key), server.transaction() as conn:
-        server.claims.inside(conn, auth.player_id, key)
-        balance = conn.execute(SETTLE, {"p_player": auth.player_id, "p_stake": stake, "p_win": win, "p_now": now,
-                                        "p_latest": now - least_ms if least_ms else NEVER}).scalar()
+        postgres = conn.dialect.name == "postgresql"
+        settle = dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
+                      p_latest=now - least_ms if least_ms else NEVER)
+        if postgres:  # steps 2 and 3 in one statement
+            held, balance = conn.execute(CLAIM_AND_SETTLE, {**settle, "p_claim": claim_number(auth.player_id, key)}
+                                         ).one()
+            if not held:
+                raise in_progress()
+        else:
+            balance = conn.execute(SETTLE, settle).scalar()
         if balance is None:
             raise Refused
         row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
@@ -146,18 +186,23 @@ def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, record: dict[
                    jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
                    balance_before=balance + stake - win, balance_after=balance, record=encoded.decode(),
                    started_at=now, finished_at=None if awaiting else now)
-        row["id"] = conn.execute(INSERT_ROUND, row).scalar()
-        if row["id"] is None:
+        stored = dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
+                      body=None)  # the answer is the round as committed ...
+        if postgres:  # steps 4, 5 and 6 in one statement
+            row["id"], stored["round_id"] = conn.execute(ROUND_ENTRIES_AND_KEY, {**row, **stored}).one_or_none() \
+                or (None, None)
+        else:
+            row["id"] = stored["round_id"] = conn.execute(INSERT_ROUND, row).scalar()
+            if row["id"] is not None:
+                conn.execute(ENTRIES, [dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"],
+                                            reference=None, created_at=now)
+                                       for kind, amount in (("stake", stake), ("win", win)) if amount])
+                stored["round_id"] = conn.execute(STORE_KEY, stored).scalar()
+        if row["id"] is None or stored["round_id"] is None:
             raise Refused
-        conn.execute(ENTRIES, [dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"],
-                                    reference=None, created_at=now)
-                               for kind, amount in (("stake", stake), ("win", win)) if amount])
         answer = answer_bytes(row, record, encoded)
-        stored = conn.execute(CLAIM_KEY[conn.dialect.name], dict(
-            player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
-            round_id=row["id"], body=answer.decode() if awaiting else None)).scalar()  # an open round changes
-        if stored is None:
-            raise Refused
+        if awaiting:  # ... unless the round is still open: it will change, the answer must not
+            conn.execute(KEEP_ANSWER, {"p_player": auth.player_id, "p_key": key, "p_body": answer.decode()})
     return answer
 
 
