@@ -2,7 +2,13 @@
 configurations measured in the same run:
 
     python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1]
-                                 [--configurations internal,seamless,embedded,networked]
+                                 [--configurations internal,seamless,embedded,networked] [--json]
+
+The limit it is measured against: ``pgbench`` (PostgreSQL's own benchmark, its TPC-B-like
+transaction: update an account's balance, a teller's and a branch's, insert a history row; the
+same shape of work as a round) with as many clients and for as long, on a scratch database of
+the same PostgreSQL, in the same run; each configuration is printed with its ratio to it, and
+the server's CPU time per round (and, on PostgreSQL, the database's).
 
 - ``internal``: Dynasty, the players' money in the server's own database (the reference);
 - ``seamless``: Dynasty, the players' money at ``slotforge wallet-demo`` (its own process and
@@ -201,21 +207,82 @@ async def load(port: int, tokens: list[str], seconds: float, rounds: bool, game:
     return latencies
 
 
+def pgbench(clients: int, seconds: float) -> float:
+    """``pgbench``'s TPC-B-like transactions per second with ``clients`` on a scratch database
+    (scale: one branch per client, so that clients do not all queue on one branch row)."""
+    name = f"slotforge_pgbench_{secrets.token_hex(3)}"
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    connection = ["-h", "127.0.0.1", "-p", "5432", "-U", "postgres"]
+    try:
+        subprocess.run(["pgbench", *connection, "-i", "-q", "-s", str(clients), name], check=True,
+                       capture_output=True)
+        done = subprocess.run(["pgbench", *connection, "-c", str(clients), "-j", "2", "-T", str(round(seconds)), name],
+                              check=True, capture_output=True, text=True)
+    finally:
+        drop(name)
+    for line in done.stdout.splitlines():
+        if line.startswith("tps = "):
+            return float(line.split()[2])
+    raise SystemExit(f"pgbench printed no tps: {done.stdout[-500:]}")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time the processes have used so far (from /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def session_pids(leader: int) -> list[int]:
+    """The processes of a server started in its own session (uvicorn's workers included)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == leader:  # the session id
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def database_pids(database_url: str) -> list[int]:
+    """PostgreSQL's backend processes serving the database (none for SQLite)."""
+    if database_url.startswith("sqlite"):
+        return []
+    name = database_url.rsplit("/", 1)[1]
+    with psycopg.connect("host=127.0.0.1 user=postgres dbname=postgres", autocommit=True) as admin:
+        return [row[0] for row in admin.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (name,))]
+
+
 def percentile(values: list[float], share: float) -> float:
     return statistics.quantiles(values, n=100)[int(share * 100) - 1] if len(values) > 1 else values[0]
 
 
-async def measure(port: int, key: str, count: int, seconds: float, seamless: bool, game: str) -> dict[str, float]:
+async def measure(port: int, key: str, count: int, seconds: float, seamless: bool, game: str,
+                  server_pid: int, database_url: str) -> dict[str, float]:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
         tokens = await players(client, key, count, seamless)
     await load(port, tokens, 1.0, rounds=True, game=game)  # warm up
     health = await load(port, tokens, seconds, rounds=False)
+    server, database = session_pids(server_pid), database_pids(database_url)
+    used = cpu_seconds(server), cpu_seconds(database)
     played = await load(port, tokens, seconds, rounds=True, game=game)
+    server_cpu, database_cpu = cpu_seconds(server) - used[0], cpu_seconds(database) - used[1]
     return {
         "rounds_per_second": len(played) / seconds,
         "p50_ms": percentile(played, 0.50) * 1000,
         "p99_ms": percentile(played, 0.99) * 1000,
         "health_per_second": len(health) / seconds,
+        "server_cpu_ms_per_round": server_cpu * 1000 / len(played),
+        **({"database_cpu_ms_per_round": database_cpu * 1000 / len(played)} if database else {}),
     }
 
 
@@ -297,7 +364,7 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, set
             server = start_server(url, Path(folder), port, workers, setup.game,
                                   port + 1 if setup.seamless else None, jackpot_url)
             key = operator_key(url, SEAMLESS if setup.seamless else None)
-            figures = asyncio.run(measure(port, key, count, seconds, setup.seamless, setup.game))
+            figures = asyncio.run(measure(port, key, count, seconds, setup.seamless, setup.game, server.pid, url))
             if setup.seamless:
                 figures["owed"] = owed(url, "wallet")
             if setup.networked:
@@ -313,9 +380,12 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, set
 
 
 def describe(backend: str, label: str, figures: dict[str, float], reference: dict[str, float] | None) -> str:
-    line = (f"{backend:10} {label:9} {figures['rounds_per_second']:8,.0f} durable rounds/s   "
-            f"p50 {figures['p50_ms']:6.1f} ms   p99 {figures['p99_ms']:6.1f} ms   "
-            f"GET /v1/health {figures['health_per_second']:8,.0f}/s")
+    line = (f"{backend:10} {label:9} {figures['rounds_per_second']:8,.0f} durable rounds/s "
+            f"({figures['pgbench_ratio']:.2f}x pgbench)   p50 {figures['p50_ms']:6.1f} ms   "
+            f"p99 {figures['p99_ms']:6.1f} ms   server CPU {figures['server_cpu_ms_per_round']:.2f} ms/round")
+    if "database_cpu_ms_per_round" in figures:
+        line += f" + database {figures['database_cpu_ms_per_round']:.2f}"
+    line += f"   GET /v1/health {figures['health_per_second']:8,.0f}/s"
     if reference:
         speed = figures["rounds_per_second"] / reference["rounds_per_second"]
         line += f"   vs {reference['label']}: rounds/s {speed:.2f}, p99 {figures['p99_ms'] / reference['p99_ms']:.2f}"
@@ -335,20 +405,32 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="server processes (slotforge serve --workers)")
     parser.add_argument("--configurations", default=",".join(CONFIGURATIONS),
                         help=f"any of {', '.join(CONFIGURATIONS)} (comma-separated)")
+    parser.add_argument("--json", action="store_true", help="print the figures as a JSON list, one object per "
+                        "backend and configuration")
     args = parser.parse_args()
     chosen = args.configurations.split(",")
     unknown = sorted(set(chosen) - set(CONFIGURATIONS))
     if unknown:
         parser.error(f"--configurations: unknown {unknown}; expected any of {list(CONFIGURATIONS)}")
-    print(f"{args.players} players, {args.seconds:.0f} s each, default bets, gamble off, "
-          f"{args.workers} server process(es)")
+    say = (lambda *_: None) if args.json else print
+    say(f"{args.players} players, {args.seconds:.0f} s each, default bets, gamble off, "
+        f"{args.workers} server process(es)")
+    limit = pgbench(args.players, args.seconds)
+    say(f"pgbench (TPC-B-like, {args.players} clients, {args.seconds:.0f} s): {limit:,.0f} transactions/s", flush=True)
+    results = []
     for backend in args.backends.split(","):
         measured: dict[str, dict[str, float]] = {}
         for label in chosen:
             setup = CONFIGURATIONS[label]
             figures = bench(backend, args.players, args.seconds, args.port, args.workers, setup)
+            figures["pgbench_ratio"] = figures["rounds_per_second"] / limit
             measured[label] = {**figures, "label": label}
-            print(describe(backend, label, figures, measured.get(setup.reference or "")), flush=True)
+            say(describe(backend, label, figures, measured.get(setup.reference or "")), flush=True)
+            rounded = {name: round(value, 3) for name, value in figures.items()}
+            results.append({"backend": backend, "configuration": label, "workers": args.workers, **rounded,
+                            "pgbench_tps": round(limit, 1)})
+    if args.json:
+        print(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":

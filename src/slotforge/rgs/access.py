@@ -18,8 +18,12 @@ from slotforge.rgs.service import Auth, Server
 
 # Refresh a session's last-seen time at most this often (a write per request would be waste).
 TOUCH_EVERY_MS = 5_000
+# A session read from the database serves this process's next requests for this long (a read per
+# request would be most of a round's statements); never longer than a last-seen refresh.
+CACHE_MS = TOUCH_EVERY_MS
+CACHE_SIZE = 100_000  # sessions remembered at most (the cache is emptied when full)
 # Every request's look-up, built once (see the round's statements in the service).
-SESSION = (select(sessions, players.c.fun, players.c.currency, players.c.wallet)
+SESSION = (select(sessions, players.c.fun, players.c.currency, players.c.wallet, players.c.operator_id)
            .join(players, players.c.id == sessions.c.player_id)
            .where(sessions.c.token_hash == bindparam("p_hash")))
 
@@ -57,26 +61,54 @@ def session_timeout_ms(server: Server, jurisdiction: str) -> int:
     return minutes * 60_000
 
 
+def expired() -> ApiError:
+    return ApiError(401, "INVALID_SESSION", "Authorization: missing, unknown or expired session token",
+                    field="Authorization")
+
+
+def token_hash(authorization: str | None) -> str:
+    """The stored hash of a ``Bearer`` token (401 when there is none)."""
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    if not token or not (authorization or "").startswith("Bearer "):
+        raise expired()
+    return hashed(token)
+
+
+def cached(server: Server, authorization: str | None) -> Auth | None:
+    """The session a token opens if this process read it less than ``CACHE_MS`` ago, else None
+    (:func:`authenticate` reads it). Answers without touching the database, so it may run on the
+    event loop."""
+    hit = server.sessions.get(token_hash(authorization))
+    if hit is None:
+        return None
+    auth, read_at = hit
+    return auth if server.now() - read_at <= CACHE_MS else None
+
+
 def authenticate(server: Server, authorization: str | None) -> Auth:
     """The session a ``Bearer`` token opens (401 ``INVALID_SESSION`` when unknown or expired)."""
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    expired = ApiError(401, "INVALID_SESSION", "Authorization: missing, unknown or expired session token",
-                       field="Authorization")
-    if not token or not (authorization or "").startswith("Bearer "):
-        raise expired
+    key = token_hash(authorization)
+    hit = cached(server, authorization)
+    if hit is not None:
+        return hit
     now = server.now()
     with server.engine.connect() as conn:
-        row = conn.execute(SESSION, {"p_hash": hashed(token)}).mappings().first()
+        row = conn.execute(SESSION, {"p_hash": key}).mappings().first()
     if row is None or now - row["last_seen"] > session_timeout_ms(server, row["jurisdiction"]):
-        raise expired
+        server.sessions.pop(key, None)
+        raise expired()
     if now - row["last_seen"] > TOUCH_EVERY_MS:
         with server.transaction() as conn:
             conn.execute(update(sessions).where(sessions.c.id == row["id"]).values(last_seen=now))
-    return Auth(
+    auth = Auth(
         session_id=row["id"], player_id=row["player_id"], fun=row["fun"], currency=row["currency"],
         jurisdiction_name=row["jurisdiction"], jurisdiction=server.settings.jurisdiction(row["jurisdiction"]),
-        started_at=row["created_at"], wallet=row["wallet"],
+        started_at=row["created_at"], wallet=row["wallet"], operator_id=row["operator_id"],
     )
+    if len(server.sessions) >= CACHE_SIZE:
+        server.sessions.clear()
+    server.sessions[key] = (auth, now)
+    return auth
 
 
 def open_session(conn: Connection, player_id: int, jurisdiction: str, language: str | None, now: int) -> str:

@@ -7,6 +7,7 @@ environment).
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import re
@@ -208,5 +209,10 @@ def app_from_environment() -> FastAPI:
     logs.configure()
     logging.getLogger("uvicorn.access").addFilter(HideTokens())
     config = os.environ.get(CONFIG_ENV)
-    return create_app(load_settings(Path(config) if config else None))
+    app = create_app(load_settings(Path(config) if config else None))
+    # What start-up built lives as long as the process: out of the collector's sight, a
+    # collection no longer walks it (fewer, shorter pauses under load).
+    gc.collect()
+    gc.freeze()
+    return app
 

@@ -6,8 +6,9 @@ import json
 from decimal import Decimal
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from sqlalchemy import func, insert, select, update
 
 from slotforge.engine import round as runner
@@ -19,6 +20,7 @@ from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
 from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
+from slotforge.rgs.rounds import play_straight, straight
 from slotforge.rgs.schema import autoplays, carried_state, rounds
 from slotforge.rgs.seamless import DebitIntent
 from slotforge.rgs.service import Auth, Server, iso, request_hash, round_view, server_of
@@ -27,8 +29,11 @@ router = APIRouter(prefix="/v1")
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description="required on every POST")]
 
 
-def player(request: Request, authorization: Annotated[str | None, Header()] = None) -> Auth:
-    return access.authenticate(server_of(request), authorization)
+async def player(request: Request, authorization: Annotated[str | None, Header()] = None) -> Auth:
+    """The request's session: from this process's cache on the event loop, else read in a thread."""
+    server = server_of(request)
+    return access.cached(server, authorization) or await anyio.to_thread.run_sync(
+        access.authenticate, server, authorization)
 
 
 Player = Annotated[Auth, Depends(player)]
@@ -123,9 +128,14 @@ def describe_game(game: Game) -> dict[str, Any]:
 
 
 @router.post("/rounds")
-def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
+async def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
     """Take the stake and play a round; a round that waits for a decision stays open."""
-    server = server_of(request)
+    server, path = server_of(request), request.url.path
+    return await server.lanes.run(auth.operator_id, lambda: start_round(server, auth, body, path, key))
+
+
+def start_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> JSONResponse:
+    """The round a player asked for, run in its operator's lane."""
     game = server.playable(body.game)
     if body.script is not None and not (auth.fun and server.settings.qa):
         raise ApiError(403, "FEATURE_DISABLED", "script: forced outcomes only in fun sessions of a --qa server",
@@ -143,7 +153,11 @@ def play_round(body: RoundRequest, auth: Player, request: Request, key: Idempote
         except (ScriptError, BetError) as error:
             raise invalid(f"script.{field_of(str(error)) or ''}".rstrip("."), f"script.{error}") from error
 
-    fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
+    fingerprint = request_hash(path, body.model_dump(mode="json"))
+    if straight(auth, game, body.autoplay):
+        played = play_straight(server, auth, game, bet, script, key, fingerprint)
+        if played is not None:
+            return Response(played[1], status_code=played[0], media_type="application/json")
 
     def run(debit: DebitIntent | None) -> tuple[int, dict[str, Any]]:
         return server.exactly_once(auth, key, fingerprint, lambda conn, row: server.start_round(
@@ -153,13 +167,17 @@ def play_round(body: RoundRequest, auth: Player, request: Request, key: Idempote
 
 
 @router.post("/rounds/{round_id}/decisions")
-def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Request,
-           key: IdempotencyKey = None) -> JSONResponse:
-    """Resume the open round with the player's choice."""
+async def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Request,
+                 key: IdempotencyKey = None) -> JSONResponse:
+    """Resume the open round with the player's choice (in its operator's lane)."""
     server = server_of(request)
     fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
-    return answer(*server.exactly_once(auth, key, fingerprint,
-                                       lambda conn, row: server.decide(conn, auth, round_id, body.choice)))
+
+    def work() -> JSONResponse:
+        return answer(*server.exactly_once(auth, key, fingerprint,
+                                           lambda conn, row: server.decide(conn, auth, round_id, body.choice)))
+
+    return await server.lanes.run(auth.operator_id, work)
 
 
 @router.get("/rounds")

@@ -123,7 +123,9 @@ idempotency = Table(
     Column("key", String(200), primary_key=True),
     Column("request_hash", String(64), nullable=False),
     Column("status_code", Integer, nullable=False),
-    Column("body", Text, nullable=False),
+    # The answer (JSON), or none when it is its round as committed: ``round_id`` points to it.
+    Column("body", Text, nullable=True),
+    Column("round_id", Id, nullable=True),
     Column("created_at", BigInteger, nullable=False),
 )
 

@@ -14,7 +14,8 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -29,6 +30,7 @@ from slotforge.rgs.claims import Claims, in_progress
 from slotforge.rgs.database import Writer
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
 from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
+from slotforge.rgs.lanes import Lanes
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
@@ -75,6 +77,7 @@ class Auth:
     jurisdiction: Jurisdiction
     started_at: int
     wallet: str = "internal"  # where the player's money is: internal, or seamless (the operator's)
+    operator_id: int | None = None  # whose player (None: a fun player); the lane its rounds run in
 
 
 def iso(ms: int | None) -> str | None:
@@ -116,6 +119,10 @@ class Server:
         self.outbox = Outbox(engine, self.transaction, clock)
         # The operators' own wallets, called over HTTP (their receiver registered with the outbox).
         self.seamless = SeamlessWallet(settings, engine, self.outbox, self.now)
+        # Each operator's rounds in a lane of their own (see :mod:`slotforge.rgs.lanes`).
+        self.lanes = Lanes(settings.rounds_in_flight)
+        # Sessions read lately: token hash -> (session, when read); see :func:`slotforge.rgs.access.cached`.
+        self.sessions: dict[str, tuple[Auth, int]] = {}
 
     def now(self) -> int:
         return int(self.clock() * 1000)
@@ -152,36 +159,45 @@ class Server:
         return Operator(gamble_limit=limit, fun_play=auth.fun)
 
     # -- exactly once ---------------------------------------------------------------------------
-    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str,
-                     work: Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]) -> tuple[int, dict]:
-        """Run ``work(conn, player_row)`` once per idempotency key; a retry gets the stored answer."""
+    @staticmethod
+    def check_key(key: str | None) -> None:
+        """A state-changing request's Idempotency-Key: present (else 400) and at most 200 characters."""
         if not key:
             raise ApiError(400, "IDEMPOTENCY_KEY_MISSING", "Idempotency-Key: this request changes state and needs "
                            "a key", field="Idempotency-Key")
         if len(key) > 200:
             raise invalid("Idempotency-Key", "Idempotency-Key: expected at most 200 characters")
-        flight = (auth.player_id, key)
+
+    @contextmanager
+    def in_flight(self, player_id: int, key: str) -> Iterator[None]:
+        """Mark a request running in this process: its twin here answers 409 at once (twins in
+        other processes meet at :attr:`claims`)."""
+        flight = (player_id, key)
         with self._flight_lock:
             if flight in self._in_flight:
                 raise in_progress()
             self._in_flight.add(flight)
         try:
-            with self.claims.outside(auth.player_id, key), self.transaction() as conn:
-                self.claims.inside(conn, auth.player_id, key)
-                player = lock_player(conn, auth.player_id)
-                stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
-                if stored is not None:
-                    if stored["request_hash"] != fingerprint:
-                        raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key: used before with another "
-                                       "request", field="Idempotency-Key")
-                    return stored["status_code"], json.loads(stored["body"])
-                status, body = work(conn, player)
-                conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
-                                                status_code=status, body=json.dumps(body), created_at=self.now()))
-                return status, body
+            yield
         finally:
             with self._flight_lock:
                 self._in_flight.discard(flight)
+
+    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str,
+                     work: Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]) -> tuple[int, dict]:
+        """Run ``work(conn, player_row)`` once per idempotency key; a retry gets the stored answer."""
+        self.check_key(key)
+        with self.in_flight(auth.player_id, key), self.claims.outside(auth.player_id, key), \
+                self.transaction() as conn:
+            self.claims.inside(conn, auth.player_id, key)
+            player = lock_player(conn, auth.player_id)
+            stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
+            if stored is not None:
+                return stored_answer(conn, stored, fingerprint)
+            status, body = work(conn, player)
+            conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
+                                            status_code=status, body=json.dumps(body), created_at=self.now()))
+            return status, body
 
     # -- the wallet -----------------------------------------------------------------------------
     def wallet_of(self, row: dict[str, Any]) -> Wallet:
@@ -480,7 +496,19 @@ class Server:
             return 1
 
 
-def round_answer(row: dict[str, Any]) -> dict[str, Any]:
+def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int, dict[str, Any]]:
+    """The answer stored with an idempotency key, for a request with this ``fingerprint`` (422 for
+    another request under the same key): its body, or its round as committed."""
+    if stored["request_hash"] != fingerprint:
+        raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key: used before with another request",
+                       field="Idempotency-Key")
+    if stored["body"] is not None:
+        return stored["status_code"], json.loads(stored["body"])
+    row = conn.execute(select(rounds).where(rounds.c.id == stored["round_id"])).mappings().one()
+    return stored["status_code"], round_answer(row)
+
+
+def round_answer(row: Any) -> dict[str, Any]:
     """A round request's answer: the round as it stands and the player's balance after it."""
     return {"round": round_view(row), "balance": to_text(row["balance_after"])}
 

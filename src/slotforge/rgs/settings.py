@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     fun_idle_minutes: int = Field(60, gt=0, description="a fun player idle this long (and past its session's "
                                   "time-out) is deleted with its rounds")
     jurisdictions: dict[str, Jurisdiction] = Field(default_factory=dict, description="profiles added or replaced")
+    rounds_in_flight: int = Field(
+        32, ge=1, le=1000, description="rounds each operator may have running at once in one server process; "
+                                       "the next wait their turn, so a slow wallet stalls only its own players")
     jackpot_url: str | None = Field(None, description="the jackpot service's URL (pools in this database when unset)")
     jackpot_server_id: str | None = Field(
         None, pattern=r"^[A-Za-z0-9_.@-]{1,100}$",

@@ -1,0 +1,245 @@
+"""A round of the internal wallet, straight through: the round function first, then one short
+transaction of at most five statements and one commit.
+
+Most rounds are the simplest kind: a player of the server's own wallet, no autoplay plan, no
+jackpot pool, no state carried between rounds. For those, :func:`play_straight` does, in order:
+
+1. runs the round function and encodes its record to JSON once (no lock is held yet: on SQLite
+   nothing slow runs under the database's one write lock);
+2. opens the write transaction: on PostgreSQL its first statement claims the idempotency key (an
+   advisory lock, so a twin in another process answers 409 at once; SQLite's claim is a file lock
+   taken before the transaction);
+3. one conditional update of the player: ``balance = balance - stake + win`` and the round's time,
+   only if the balance covers the stake and the jurisdiction's least time between rounds has
+   passed, returning the new balance;
+4. one insert of the finished round, only if no round of the game waits for a decision (a new
+   statement, so on PostgreSQL it sees whatever committed while it waited for the player's row);
+5. the ledger's stake and win, in one statement;
+6. the idempotency key stored with a pointer to the round (the answer is the round as committed,
+   so it is not stored twice), unless the key is there already;
+7. one commit, and the answer built around the record's JSON bytes as stored.
+
+When a conditional statement changes nothing (too little money, too soon, a round waiting for a
+decision, the key answered already), the transaction is rolled back and :func:`refusal` finds
+out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
+jackpots, carried state, a failing round function) takes the general path in
+:class:`~slotforge.rgs.service.Server`.
+"""
+
+from __future__ import annotations
+
+import logging
+from decimal import Decimal
+from typing import Any
+
+import orjson
+from sqlalchemy import BigInteger, Boolean, Integer, String, Text, and_, bindparam, cast, exists, select, text, update
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from slotforge.engine import round as runner
+from slotforge.engine.bet import Bet, BetError
+from slotforge.engine.game import Game, ScriptError
+from slotforge.rgs.claims import claim_number, in_progress
+from slotforge.rgs.errors import ApiError, field_of, invalid
+from slotforge.rgs.jackpots import has_pool
+from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.schema import idempotency, ledger, players, rounds
+from slotforge.rgs.service import STORED_ANSWER, Auth, Server, carries_state, iso, stored_answer
+
+log = logging.getLogger("slotforge.rgs")
+
+NEVER = 2**62  # a "latest allowed last round" that every time meets: no least time between rounds
+RETRIES = 3  # a refusal that is gone when looked into (a deposit meanwhile) is tried again
+
+
+# -- the statements, built once ----------------------------------------------------------------
+# 3. Take the stake and pay the win, if the balance covers the stake and the round is not too soon.
+SETTLE = (update(players)
+          .where(players.c.id == bindparam("p_player"), players.c.balance >= bindparam("p_stake"),
+                 players.c.last_round_at.is_(None) | (players.c.last_round_at <= bindparam("p_latest")))
+          .values(balance=players.c.balance - bindparam("p_stake") + bindparam("p_win"),
+                  last_round_at=bindparam("p_now"))
+          .returning(players.c.balance))
+
+# 4. The finished round, unless a round of the game waits for a decision.
+ROUND_FIELDS = {
+    "player_id": BigInteger, "session_id": BigInteger, "game": String, "status": String, "fun": Boolean,
+    "currency": String, "jurisdiction": String, "stake": BigInteger, "win": BigInteger, "jackpot_win": BigInteger,
+    "balance_before": BigInteger, "balance_after": BigInteger, "record": Text, "started_at": BigInteger,
+    "finished_at": BigInteger,
+}
+AWAITING = exists().where(rounds.c.player_id == bindparam("player_id"), rounds.c.game == bindparam("game"),
+                          rounds.c.status == "awaiting")
+INSERT_ROUND = (rounds.insert()
+                .from_select(list(ROUND_FIELDS), select(*(cast(bindparam(name), kind)
+                                                          for name, kind in ROUND_FIELDS.items())).where(~AWAITING))
+                .returning(rounds.c.id))
+
+# 5. The ledger's entries of the round.
+ENTRIES = ledger.insert()
+
+
+# 6. The key stored with its round, unless stored already (returns the round id when stored now).
+STORE_KEY = sqlite_insert(idempotency).on_conflict_do_nothing().returning(idempotency.c.round_id)
+KEEP_ANSWER = update(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
+                                        idempotency.c.key == bindparam("p_key")).values(body=bindparam("p_body"))
+
+# PostgreSQL: the same steps in two statements (each a round trip to the database): 2 and 3 ...
+CLAIM_AND_SETTLE = text("""
+WITH claim AS (SELECT pg_try_advisory_xact_lock(:p_claim) AS held),
+settled AS (
+    UPDATE players SET balance = players.balance - :p_stake + :p_win, last_round_at = :p_now
+    FROM claim
+    WHERE claim.held AND players.id = :p_player AND players.balance >= :p_stake
+      AND (players.last_round_at IS NULL OR players.last_round_at <= :p_latest)
+    RETURNING players.balance)
+SELECT claim.held, settled.balance FROM claim LEFT JOIN settled ON true
+""").bindparams(*(bindparam(name, type_=BigInteger) for name in ("p_claim", "p_stake", "p_win", "p_now", "p_player",
+                                                                    "p_latest")))
+# ... then 4, 5 and 6 (a statement of its own: it sees a round left awaiting by a request of the
+# player's that committed while this one waited for the player's row).
+ROUND_ENTRIES_AND_KEY = text("""
+WITH round AS (
+    INSERT INTO rounds (player_id, session_id, game, status, fun, currency, jurisdiction, stake, win, jackpot_win,
+                        balance_before, balance_after, record, started_at, finished_at)
+    SELECT :player_id, :session_id, :game, :status, :fun, :currency, :jurisdiction, :stake, :win, 0,
+           :balance_before, :balance_after, :record, :started_at, :finished_at
+    WHERE NOT EXISTS (SELECT 1 FROM rounds WHERE player_id = :player_id AND game = :game AND status = 'awaiting')
+    RETURNING id),
+entries AS (
+    INSERT INTO ledger (player_id, kind, amount, round_id, created_at)
+    SELECT :player_id, entry.kind, entry.amount, round.id, :started_at
+    FROM round, (VALUES ('stake', :stake), ('win', :win)) AS entry (kind, amount)
+    WHERE entry.amount > 0),
+stored AS (
+    INSERT INTO idempotency (player_id, key, request_hash, status_code, round_id, created_at)
+    SELECT :player_id, :key, :request_hash, :status_code, round.id, :created_at FROM round
+    ON CONFLICT DO NOTHING
+    RETURNING round_id)
+SELECT round.id, stored.round_id FROM round LEFT JOIN stored ON true
+""").bindparams(*(bindparam(name, type_=kind) for name, kind in ROUND_FIELDS.items() if name != "jackpot_win"),
+                *(bindparam(name, type_=kind) for name, kind in (("key", String), ("request_hash", String),
+                                                                 ("status_code", Integer), ("created_at", BigInteger))))
+OPEN_ROUND = select(rounds.c.id).where(and_(rounds.c.player_id == bindparam("p_player"),
+                                            rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting"))
+PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
+
+
+class Refused(Exception):
+    """A conditional statement changed nothing: the transaction is rolled back, :func:`refusal` says why."""
+
+
+def straight(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
+    """Whether a round takes the straight path (see the module's description)."""
+    return (auth.wallet == "internal" and autoplay_id is None and not carries_state(game)
+            and not (has_pool(game) and not auth.fun))
+
+
+def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None, key: str | None,
+                  fingerprint: str) -> tuple[int, bytes] | None:
+    """Play a round of the straight kind: ``(status, JSON answer)``; None when the round function
+    failed (the caller plays it on the general path, which voids a malfunction and refunds it)."""
+    server.check_key(key)
+    with server.in_flight(auth.player_id, key):
+        try:
+            record = runner.play(game, bet.as_json(), script=script, operator=server.operator_settings(auth))
+        except (ScriptError, BetError) as error:
+            raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
+        except Exception:
+            log.exception("the round function failed (%s, player %s); played again on the general path",
+                          game.code, auth.player_id)
+            return None
+        encoded = orjson.dumps(record)
+        for _ in range(RETRIES):
+            try:
+                return 200, commit_round(server, auth, game, bet, record, encoded, key, fingerprint)
+            except Refused:
+                answer = refusal(server, auth, game, to_minor(bet.total_bet, "bet"), key, fingerprint)
+                if answer is not None:
+                    return answer[0], orjson.dumps(answer[1])
+        raise in_progress()
+
+
+def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, record: dict[str, Any], encoded: bytes,
+                 key: str, fingerprint: str) -> bytes:
+    """The round's one transaction (steps 2 to 7 of the module's description); its answer."""
+    now = server.now()
+    stake = to_minor(bet.total_bet, "bet")
+    awaiting = record["status"] == "awaiting"
+    win = 0 if awaiting else to_minor(Decimal(record["total_win"]), "total_win")  # paid once decided
+    least_ms = auth.jurisdiction.min_round_ms
+    with server.claims.outside(auth.player_id, key), server.transaction() as conn:
+        postgres = conn.dialect.name == "postgresql"
+        settle = dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
+                      p_latest=now - least_ms if least_ms else NEVER)
+        if postgres:  # steps 2 and 3 in one statement
+            held, balance = conn.execute(CLAIM_AND_SETTLE, {**settle, "p_claim": claim_number(auth.player_id, key)}
+                                         ).one()
+            if not held:
+                raise in_progress()
+        else:
+            balance = conn.execute(SETTLE, settle).scalar()
+        if balance is None:
+            raise Refused
+        row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
+                   status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
+                   jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
+                   balance_before=balance + stake - win, balance_after=balance, record=encoded.decode(),
+                   started_at=now, finished_at=None if awaiting else now)
+        stored = dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
+                      body=None)  # the answer is the round as committed ...
+        if postgres:  # steps 4, 5 and 6 in one statement
+            row["id"], stored["round_id"] = conn.execute(ROUND_ENTRIES_AND_KEY, {**row, **stored}).one_or_none() \
+                or (None, None)
+        else:
+            row["id"] = stored["round_id"] = conn.execute(INSERT_ROUND, row).scalar()
+            if row["id"] is not None:
+                conn.execute(ENTRIES, [dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"],
+                                            reference=None, created_at=now)
+                                       for kind, amount in (("stake", stake), ("win", win)) if amount])
+                stored["round_id"] = conn.execute(STORE_KEY, stored).scalar()
+        if row["id"] is None or stored["round_id"] is None:
+            raise Refused
+        answer = answer_bytes(row, record, encoded)
+        if awaiting:  # ... unless the round is still open: it will change, the answer must not
+            conn.execute(KEEP_ANSWER, {"p_player": auth.player_id, "p_key": key, "p_body": answer.decode()})
+    return answer
+
+
+def answer_bytes(row: dict[str, Any], record: dict[str, Any], encoded: bytes) -> bytes:
+    """``{"round": RECORD and the server's fields, "balance"}`` around the record's bytes as
+    stored: the same answer as :func:`~slotforge.rgs.service.round_answer` gives for the row."""
+    if row["status"] == "complete" and record["total_win"] != to_text(row["win"]):  # not the shown form
+        return orjson.dumps({"round": {**record, "total_win": to_text(row["win"]), **server_fields(row)},
+                             "balance": to_text(row["balance_after"])})
+    fields = orjson.dumps(server_fields(row))
+    return (b'{"round":' + encoded[:-1] + b"," + fields[1:] + b',"balance":"'
+            + to_text(row["balance_after"]).encode() + b'"}')
+
+
+def server_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """What the server adds to the engine's record (see :func:`~slotforge.rgs.service.round_view`)."""
+    return {"id": row["id"], "player": row["player_id"], "started_at": iso(row["started_at"]),
+            "finished_at": iso(row["finished_at"]), "balance_before": to_text(row["balance_before"]),
+            "balance_after": to_text(row["balance_after"]), "jackpot_win": to_text(row["jackpot_win"]),
+            "currency": row["currency"]}
+
+
+def refusal(server: Server, auth: Auth, game: Game, stake: int, key: str,
+            fingerprint: str) -> tuple[int, dict[str, Any]] | None:
+    """Why a round's transaction changed nothing, looked up after its rollback: the stored answer
+    of a request answered before, or the refusal (raised); None if the cause is gone (try again)."""
+    with server.engine.connect() as conn:
+        stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
+        if stored is not None:
+            return stored_answer(conn, stored, fingerprint)
+        waiting = conn.execute(OPEN_ROUND, {"p_player": auth.player_id, "p_game": game.code}).scalar()
+        player = conn.execute(PLAYER, {"p_player": auth.player_id}).mappings().one()
+    if waiting is not None:
+        raise ApiError(409, "ROUND_IN_PROGRESS", f"round {waiting} of {game.code} waits for a decision; finish it "
+                       "first", round=waiting)
+    server.refuse_too_soon(dict(player), auth.jurisdiction, server.now())
+    if player["balance"] < stake:
+        raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(player['balance'])} is below the stake "
+                       f"{to_text(stake)}", balance=to_text(player["balance"]))
+    return None

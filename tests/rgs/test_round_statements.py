@@ -1,0 +1,100 @@
+"""A round of the internal wallet costs at most five SQL statements and one commit, on SQLite and
+PostgreSQL: every statement the server sends while it plays the round is counted (transaction
+control aside), so a statement added to the round's path fails here."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import event, select
+
+from slotforge.rgs.schema import idempotency, ledger
+
+from .conftest import losing_screen
+
+CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b", re.IGNORECASE)
+MOST_STATEMENTS = 5
+
+
+class Counter:
+    """The statements and commits an engine sends while counting."""
+
+    def __init__(self, engine) -> None:
+        self.statements: list[str] = []
+        self.commits = 0
+        self.counting = False
+        event.listen(engine, "before_cursor_execute", self._statement)
+        event.listen(engine, "commit", self._commit)
+
+    def _statement(self, _conn, _cursor, statement, *_args) -> None:
+        if self.counting and not CONTROL.match(statement):
+            self.statements.append(statement.split("\n")[0][:80])
+
+    def _commit(self, _conn) -> None:
+        if self.counting:
+            self.commits += 1
+
+
+@pytest.fixture
+def api(make_api):
+    return make_api(jurisdictions={"nogamble": {"gamble": False}})
+
+
+def counted(api, action):
+    counter = Counter(api.client.app.state.server.engine)
+    counter.counting = True
+    try:
+        answer = action()
+    finally:
+        counter.counting = False
+    return answer, counter
+
+
+def test_a_round_of_the_internal_wallet_is_five_statements_and_one_commit(api):
+    player = api.player("10.00", jurisdiction="nogamble")
+    first = player.play()  # the first request of a session reads the session; the next use it as read
+    assert first.status_code == 200, first.text
+
+    answer, counter = counted(api, player.play)
+
+    assert answer.status_code == 200, answer.text
+    played = answer.json()
+    assert len(counter.statements) <= MOST_STATEMENTS, counter.statements
+    assert counter.commits == 1
+    # ... and the round is all there: its balance, its ledger entries, its stored answer.
+    stake, win = Decimal(played["round"]["total_bet"]), Decimal(played["round"]["total_win"])
+    assert Decimal(played["balance"]) == Decimal(first.json()["balance"]) - stake + win
+    assert player.get("/v1/session").json()["balance"] == played["balance"]
+    with api.client.app.state.server.engine.connect() as conn:
+        entries = conn.execute(select(ledger.c.kind, ledger.c.amount).where(
+            ledger.c.round_id == played["round"]["id"])).all()
+        stored = conn.execute(select(idempotency.c.round_id, idempotency.c.body).where(
+            idempotency.c.round_id == played["round"]["id"])).one()
+    assert sorted(entries) == sorted([("stake", int(stake * 100))] + ([("win", int(win * 100))] if win else []))
+    assert stored == (played["round"]["id"], None)  # a pointer to the round, not a second copy
+
+
+def test_a_retry_gets_the_original_answer_from_the_round_and_plays_nothing(api):
+    player = api.player("10.00", jurisdiction="nogamble")
+    first = player.play(key="the-key")
+    again = player.play(key="the-key")
+    assert again.status_code == 200 and again.json() == first.json()
+    assert player.get("/v1/session").json()["balance"] == first.json()["balance"]
+    reused = player.play(game="dynasty", bet={"lines": 10}, key="the-key")
+    assert reused.status_code == 422 and reused.json()["error"] == "IDEMPOTENCY_KEY_REUSED"
+
+
+def test_refusals_of_the_straight_round_take_nothing(make_api, games):
+    api = make_api(qa=True, fun_balance="1.00")
+    player = api.fun_player()
+    screen = losing_screen(games["dynasty"])
+    balance = Decimal(player.get("/v1/session").json()["balance"])
+    stakes = int(balance / Decimal("0.20"))
+    for _ in range(stakes):
+        assert player.play(script={"screens": [screen]}).status_code == 200
+    broke = player.play(script={"screens": [screen]})
+    assert broke.status_code == 402 and broke.json() == {**broke.json(), "error": "INSUFFICIENT_FUNDS",
+                                                         "balance": "0.00"}
+    assert player.get("/v1/session").json()["balance"] == "0.00"
