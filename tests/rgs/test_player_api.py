@@ -475,7 +475,9 @@ def test_the_game_report_shows_actual_and_model_rtp(api):
     assert row["rounds"] == 50 and row["stakes"] == "10.00"
     assert Decimal(row["ggr"]) == Decimal(row["stakes"]) - Decimal(row["wins"])
     assert Decimal(row["rtp"]) == (Decimal(row["wins"]) / Decimal("10.00")).quantize(Decimal("0.000001"))
-    assert row["model_rtp"] == "0.95" and row["rtp_ci99"] > 0
+    assert row["model_rtp"] == "0.95"
+    # Both figures are exact decimal strings, of the same kind.
+    assert isinstance(row["rtp"], str) and isinstance(row["rtp_ci99"], str) and Decimal(row["rtp_ci99"]) > 0
 
 
 def test_the_operator_sees_its_players_rounds_and_position(api):
@@ -499,3 +501,5 @@ def test_a_session_needs_a_known_jurisdiction_and_operator_key(api):
     forged = api.client.post("/v1/operator/sessions", json={"player_id": "x", "currency": "EUR"},
                              headers={"X-Api-Key": "forged"})
     assert forged.status_code == 401
+    # An operator key is not a player's session: its own code, naming the header.
+    assert forged.json()["error"] == "INVALID_API_KEY" and forged.json()["field"] == "X-Api-Key"

@@ -35,9 +35,9 @@ def play_parts(tables, bet, outcomes, log, work, tally, part, times, sums):
         elif part == k.BEANSTALK:
             status, won = k.beanstalk(tables, bet, outcomes, log, work, tally, no_win)
         elif part == k.PIGS:
-            status, won = k.three_little_pigs(tables, bet, outcomes, log, work, tally)
+            status, won = k.three_little_pigs(tables, bet, outcomes, log, work, tally, no_win)
         else:
-            status, won = k.rapunzel(tables, bet, outcomes, log, work, tally)
+            status, won = k.rapunzel(tables, bet, outcomes, log, work, tally, no_win)
         if status != events.COMPLETE:
             return status
         sums[0] += 1.0
