@@ -165,7 +165,7 @@ def model(deal_weight: int, bonus: int) -> dict:
         "features": {
             "godmother": {
                 "chance": GODMOTHER_CHANCE,
-                "bonus": [bonus, BONUS_DEN],
+                "bonus_chance": [bonus, BONUS_DEN],
                 "wishes": {"puss_in_boots": 50, "pinocchio": 30, "gingerbread_man": 20},
                 "pinocchio_wilds": {"3": 50, "4": 30, "5": 15, "6": 5},
                 "gingerbread_reels": [1, 2, 3, 4, 5],

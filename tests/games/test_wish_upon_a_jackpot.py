@@ -441,7 +441,7 @@ def test_the_bonus_chance_is_drawn_when_she_appears(game):
     # Left to the random stream, the appearance and the bonus are two draws: over many spins the
     # bonus follows about as often as the model's chance says, and never without an appearance.
     g = game.features.godmother
-    bonus = g.bonus[0] / g.bonus[1]
+    bonus = g.bonus_chance[0] / g.bonus_chance[1]
     seen = followed = 0
     for seed in range(400):
         script = rounds.parse_script(game, {"screens": [screen(QUIET)], "draws": {"godmother": [True]}})

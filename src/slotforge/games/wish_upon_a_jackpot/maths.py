@@ -144,7 +144,7 @@ def wish_mean(game, values: np.ndarray) -> float:
 def wish_chance(game) -> float:
     """The chance that a spin (any spin) is a wish spin: she appears and her bonus follows."""
     g = game.features.godmother
-    return g.chance[0] / g.chance[1] * g.bonus[0] / g.bonus[1]
+    return g.chance[0] / g.chance[1] * g.bonus_chance[0] / g.bonus_chance[1]
 
 
 def with_uniform_set(values: np.ndarray, wilds: int, cells: int) -> np.ndarray:
@@ -312,7 +312,7 @@ def rtp_parts(game) -> dict[str, Any]:
         "line_plain": values[0],
         "rapunzel_line_plain": wild_set_values(game, "rapunzel")[0],
         "godmother_appears": g.chance[0] / g.chance[1],
-        "godmother_bonus": g.bonus[0] / g.bonus[1],
+        "godmother_bonus": g.bonus_chance[0] / g.bonus_chance[1],
         "godmother": wish_chance(game),
         "wishes": wishes,
         "wish_mean": wish_mean(game, values),
@@ -507,7 +507,7 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         "## Features (model tables)",
         "",
         f"- Fairy Godmother: appears on {f.godmother.chance[0]} in {f.godmother.chance[1]} spins (base and free); "
-        f"her bonus follows {f.godmother.bonus[0]} in {f.godmother.bonus[1]} appearances: a wish on "
+        f"her bonus follows {f.godmother.bonus_chance[0]} in {f.godmother.bonus_chance[1]} appearances: a wish on "
         f"{found['godmother'] * 100:.4f}% of spins; wishes "
         f"{dict(f.godmother.wishes)}; Pinocchio's WILDs {dict(f.godmother.pinocchio_wilds)}; the Gingerbread "
         f"Man's reels {f.godmother.gingerbread_reels}. Line win of a base wish spin (x stake): "

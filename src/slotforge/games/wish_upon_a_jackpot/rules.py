@@ -33,14 +33,14 @@ class BetOptions(Strict):
 
 class Godmother(Strict):
     chance: tuple[int, int] = Field(description="she appears on any spin (base and free) with num/den")
-    bonus: tuple[int, int] = Field(description="her bonus follows an appearance with num/den, drawn then")
+    bonus_chance: tuple[int, int] = Field(description="her bonus follows an appearance with num/den, drawn then")
     wishes: dict[str, int] = Field(description="weights of puss_in_boots, pinocchio, gingerbread_man")
     pinocchio_wilds: dict[int, int] = Field(description="weights of how many cells Pinocchio turns WILD")
     gingerbread_reels: list[int] = Field(min_length=1, description="the reels (1-based) he may turn WILD, equally")
 
     @model_validator(mode="after")
     def _valid(self) -> Godmother:
-        for name in ("chance", "bonus"):
+        for name in ("chance", "bonus_chance"):
             num, den = getattr(self, name)
             if not 0 < num <= den < 2**32:
                 raise ValueError(f"{name}: expected 0 < num <= den < 2**32, got {[num, den]}")
@@ -189,7 +189,9 @@ class WishUponAJackpot(Game):
             rows=compile_row_masks(pay, spec.grid.rows),
             carries=self._carries(),
             godmother=cumulative([godmother.chance[0], godmother.chance[1] - godmother.chance[0]]),
-            godmother_bonus=cumulative([godmother.bonus[0], godmother.bonus[1] - godmother.bonus[0]]),
+            godmother_bonus=cumulative(
+                [godmother.bonus_chance[0], godmother.bonus_chance[1] - godmother.bonus_chance[0]]
+            ),
             wishes=cumulative(godmother.wishes[w] for w in k.WISHES),
             puss=self._puss_cells(),
             pinocchio_wilds=np.array(list(godmother.pinocchio_wilds), dtype=np.int64),
