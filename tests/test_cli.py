@@ -4,6 +4,7 @@ line naming the field or file for every kind of bad input (exit code 2)."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -83,8 +84,9 @@ def test_rtp_of_one_strategy_or_of_each():
 
 
 def test_rtp_wish_upon_a_jackpot_gives_the_published_ends_exactly():
-    # "from 92.46 to 95.26%": the best and the worst strategy, exact to the printed digits.
-    for strategy, published in (("best", "95.26%"), ("worst", "92.46%")):
+    # "from 92.46 to 95.26%": the best and the worst strategy, exact to the printed digits and two
+    # beyond them.
+    for strategy, published in (("best", "95.2600%"), ("worst", "92.4600%")):
         result = invoke("rtp", "wish-upon-a-jackpot", "--strategy", strategy)
         assert result.exit_code == 0, result.output
         assert result.stdout.splitlines()[1].startswith(f"RTP {published}"), result.stdout
@@ -115,7 +117,7 @@ def test_rtp_seconds_says_its_budget_covers_the_simulated_part_only():
     result = invoke("rtp", "moon-of-fortune", "--seconds", "0.1")
     assert result.exit_code == 0, result.output
     assert "budgets the simulated part only" in result.stderr
-    assert "simulated part only" in invoke("rtp", "--help").stdout
+    assert "simulated part only" in re.sub(r"[\s│]+", " ", invoke("rtp", "--help").stdout)
 
 
 def test_games_shows_the_published_range_with_the_strategy_of_each_end():
@@ -136,8 +138,8 @@ def test_play_save_of_a_waiting_round_does_not_ask_for_save_again(tmp_path):
 
 
 def test_the_servers_database_files_are_ignored_by_git():
-    ignored = subprocess.run(["git", "check-ignore", "-q", "slotforge.db", "slotforge.db-wal"], cwd=ROOT)
-    assert ignored.returncode == 0
+    for name in ("slotforge.db", "slotforge.db-wal", "slotforge.db-shm"):
+        assert subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT).returncode == 0, name
 
 
 def test_simulate_plays_the_named_strategy():
@@ -321,8 +323,9 @@ def test_a_mismatch_shows_the_fields_that_differ(tmp_path):
 
 # -- Ctrl-C: a real process, real signals -----------------------------------------------------
 def start_simulation(workers: str) -> subprocess.Popen:
-    # 10^18 rounds: the run is planned lazily, so it starts at once whatever the count.
-    command = [sys.executable, "-m", "slotforge.cli", "simulate", "dynasty", "-n", str(10**18), "-w", workers,
+    # The most rounds a run may have (hours of every core): the run is planned lazily, so it starts
+    # at once whatever the count.
+    command = [sys.executable, "-m", "slotforge.cli", "simulate", "dynasty", "-n", str(10**12), "-w", workers,
                "--json"]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
