@@ -4,6 +4,7 @@ line naming the field or file for every kind of bad input (exit code 2)."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -82,6 +83,65 @@ def test_rtp_of_one_strategy_or_of_each():
     assert {"deal_maker", "beanstalk", "three_little_pigs", "rapunzel"} <= set(report["parts"])
 
 
+def test_rtp_wish_upon_a_jackpot_gives_the_published_ends_exactly():
+    # "from 92.46 to 95.26%": the best and the worst strategy, exact to the printed digits and two
+    # beyond them.
+    for strategy, published in (("best", "95.2600%"), ("worst", "92.4600%")):
+        result = invoke("rtp", "wish-upon-a-jackpot", "--strategy", strategy)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines()[1].startswith(f"RTP {published}"), result.stdout
+
+
+@pytest.mark.parametrize("game", ["dynasty", "moon-of-fortune", "wish-upon-a-jackpot"])
+def test_rtp_honours_every_strategy_of_a_game_whose_report_takes_one(game):
+    from slotforge.games import load_game
+
+    for strategy in load_game(game).strategies:
+        result = invoke("rtp", game, "--strategy", strategy, "-n", "100000", "--json")
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["strategy"] == strategy
+
+
+def test_moons_report_plays_the_gamble_strategy_and_gives_the_caps_interval():
+    sun = json.loads(invoke("rtp", "moon-of-fortune", "--strategy", "always_sun", "-n", "200000", "--json").stdout)
+    collect = json.loads(invoke("rtp", "moon-of-fortune", "-n", "200000", "--json").stdout)
+    assert sun["strategy"] == "always_sun" and collect["strategy"] == "collect"
+    # The gamble is fair: the session that gambles is a different session (its spread differs).
+    assert sun["simulated_std"] != collect["simulated_std"]
+    # The cap's effect is simulated: its 99% interval is given, and it is the report's interval.
+    assert sun["max_win_cap_ci99"] >= 0 and sun["ci99"] == sun["max_win_cap_ci99"]
+    assert "ci99" in sun["method"]
+
+
+def test_rtp_seconds_says_its_budget_covers_the_simulated_part_only():
+    result = invoke("rtp", "moon-of-fortune", "--seconds", "0.1")
+    assert result.exit_code == 0, result.output
+    assert "budgets the simulated part only" in result.stderr
+    assert "simulated part only" in re.sub(r"[\s│]+", " ", invoke("rtp", "--help").stdout)
+
+
+def test_games_shows_the_published_range_with_the_strategy_of_each_end():
+    result = invoke("games")
+    assert result.exit_code == 0, result.output
+    wish = [line for line in result.stdout.splitlines() if line.startswith("wish-upon-a-jackpot")][0]
+    assert "RTP 92.46% to 95.26%" in wish
+    detail = result.stdout.splitlines()[result.stdout.splitlines().index(wish) + 1]
+    assert "92.46% with strategy worst" in detail and "95.26% with best" in detail
+
+
+def test_play_save_of_a_waiting_round_does_not_ask_for_save_again(tmp_path):
+    path = tmp_path / "record.json"
+    result = invoke("play", "dynasty", "--seed", GAMBLING_SEED, "--save", str(path))
+    assert result.exit_code == 0, result.output
+    assert "or --save the record" not in result.stderr
+    assert str(path) in result.stderr and "slotforge resume" in result.stderr
+
+
+def test_the_servers_database_files_are_ignored_by_git():
+    for name in ("slotforge.db", "slotforge.db-wal", "slotforge.db-shm"):
+        assert subprocess.run(["git", "check-ignore", "-q", name], cwd=ROOT).returncode == 0, name
+
+
 def test_simulate_plays_the_named_strategy():
     result = invoke("simulate", "wish-upon-a-jackpot", "-n", "200000", "--strategy", "first", "-w", "1", "--json")
     assert result.exit_code == 0, result.output
@@ -152,6 +212,12 @@ def test_workers_above_the_cores_are_capped_with_a_word():
         (("rtp", "wish-upon-a-jackpot", "--strategy", "greedy"), ("strategy: wish-upon-a-jackpot has no strategy",
                                                                    "'best', 'worst', 'first', 'last'")),
         (("play", "wish-upon-a-jackpot", "--bet", "stake=0.30"), ("bet.stake: expected one of 0.20, 0.40",)),
+        # A count no run could finish is a typo: refused with the limit, before anything starts.
+        (("simulate", "dynasty", "-n", "99999999999999999999999"), ("'--rounds' / '-n'", "1000000000000")),
+        (("rtp", "moon-of-fortune", "-n", "99999999999999999999999"), ("'--rounds' / '-n'", "1000000000000")),
+        # A report that no strategy moves refuses one rather than ignore it.
+        (("rtp", "divine-fortune", "--strategy", "start"), ("--strategy", "divine-fortune", "does not depend")),
+        (("rtp", "golden-grimoire", "--strategy", "collect"), ("strategy: golden-grimoire has no strategy",)),
     ],
 )
 def test_bad_options_are_one_line_errors(args, fragments):
@@ -257,8 +323,9 @@ def test_a_mismatch_shows_the_fields_that_differ(tmp_path):
 
 # -- Ctrl-C: a real process, real signals -----------------------------------------------------
 def start_simulation(workers: str) -> subprocess.Popen:
-    # 10^18 rounds: the run is planned lazily, so it starts at once whatever the count.
-    command = [sys.executable, "-m", "slotforge.cli", "simulate", "dynasty", "-n", str(10**18), "-w", workers,
+    # The most rounds a run may have (hours of every core): the run is planned lazily, so it starts
+    # at once whatever the count.
+    command = [sys.executable, "-m", "slotforge.cli", "simulate", "dynasty", "-n", str(10**12), "-w", workers,
                "--json"]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

@@ -10,7 +10,13 @@ Design choices:
   most one; PRINCE likewise on reel 5 of the Rapunzel reels, so a spin climbs one level at most.
 - The Deal Maker's spread is what the player's choices move: every offer draws from one list of
   multipliers, later offers leaning to larger ones. Its feature weight sets the distance between
-  the best and the worst strategy (2.80 points); the Fairy Godmother's chance then sets the level.
+  the best and the worst strategy (2.80 points); the chance that the Fairy Godmother's bonus
+  follows her appearance then sets the level.
+- The Fairy Godmother appears on 1 spin in 20, base and free alike; her bonus follows with the
+  tuned chance, drawn then. The Gingerbread Man turns any of the five reels WILD.
+- The Rapunzel reels are enriched: more WILDs and high symbols than the base reels, so a Rapunzel
+  spin at x1 returns more than a base spin; the tower's ladder is kept modest so that the
+  feature's value stays in line with the others.
 - Both are tuned by the secant method on the exact RTP (``slotforge.games.wish_upon_a_jackpot.maths``).
 """
 
@@ -31,7 +37,8 @@ from slotforge.games.wish_upon_a_jackpot.rules import WishUponAJackpot  # noqa: 
 
 MODEL = ROOT / "src/slotforge/games/wish_upon_a_jackpot/model.json"
 BEST, WORST = 0.9526, 0.9246
-GODMOTHER_DEN = 1_000_000
+GODMOTHER_CHANCE = [1, 20]
+BONUS_DEN = 1_000_000
 FEATURE_TOTAL = 100_000
 
 LOW = {"ACE": 5, "KING": 5, "QUEEN": 6, "JACK": 6, "TEN": 6}
@@ -40,7 +47,8 @@ BASE_INNER = {"WILD": 3, **HIGH, **LOW}
 BASE_OUTER = {**BASE_INNER, "BONUS": 3}
 BASE_MIDDLE = BASE_OUTER
 PIGS = {"WILD": 1, **HIGH, **LOW, "QUEEN": 7, "JACK": 7, "TEN": 8}
-RAPUNZEL = {"WILD": 2, "LOGO": 3, "HARP": 4, "PALACE": 4, "SLIPPER": 5, **LOW}
+RAPUNZEL = {"WILD": 3, "LOGO": 4, "HARP": 4, "PALACE": 5, "SLIPPER": 5, **LOW}
+LADDER = [1, 2, 3, 4, 6, 10]
 RAPUNZEL_LAST = {**RAPUNZEL, "PRINCE": 4}
 COUNTS = {
     "base": [BASE_OUTER, BASE_INNER, BASE_MIDDLE, BASE_INNER, BASE_OUTER],
@@ -109,14 +117,16 @@ def _acceptable(strip: list[str]) -> bool:
     return True
 
 
-def model(deal_weight: int, godmother: int) -> dict:
-    """The whole model file for two tuned numbers."""
+def model(deal_weight: int, bonus: int) -> dict:
+    """The whole model file for two tuned numbers: the Deal Maker's feature weight and the
+    chance (in BONUS_DEN) that the Fairy Godmother's bonus follows her appearance."""
     others = (FEATURE_TOTAL - deal_weight) // 3
     return {
         "game": "wish-upon-a-jackpot",
         "name": "Wish Upon a Jackpot",
         "version": "95.26",
         "rtp": "0.9526",
+        "rtp_range": {"min": "0.9246", "max": "0.9526", "min_strategy": "worst", "max_strategy": "best"},
         "grid": {"reels": 5, "rows": 3},
         "paylines": "lines_20_5x3",
         "symbols": [
@@ -154,10 +164,11 @@ def model(deal_weight: int, godmother: int) -> dict:
         },
         "features": {
             "godmother": {
-                "chance": [godmother, GODMOTHER_DEN],
+                "chance": GODMOTHER_CHANCE,
+                "bonus_chance": [bonus, BONUS_DEN],
                 "wishes": {"puss_in_boots": 50, "pinocchio": 30, "gingerbread_man": 20},
                 "pinocchio_wilds": {"3": 50, "4": 30, "5": 15, "6": 5},
-                "gingerbread_reels": [2, 3, 4],
+                "gingerbread_reels": [1, 2, 3, 4, 5],
             },
             "fairy_tale": {
                 "features": {
@@ -177,7 +188,7 @@ def model(deal_weight: int, godmother: int) -> dict:
                 "spins": 10,
                 "events": {"none": 60, "pig_1": 18, "pig_2": 10, "pig_3": 5, "wolf": 7},
             },
-            "rapunzel": {"multipliers": [1, 2, 3, 5, 10, 20]},
+            "rapunzel": {"multipliers": LADDER},
         },
         "design": {"tool": "tools/design_wish_upon_a_jackpot.py", "targets": {"best": BEST, "worst": WORST}},
     }
@@ -190,14 +201,15 @@ def figures(raw: dict) -> dict[str, float]:
 
 
 def tune() -> tuple[int, int, dict[str, float]]:
-    """Deal weight for the gap, then the Fairy Godmother's chance for the level, repeated."""
-    deal, godmother = 22_000, 8_000
-    for _ in range(6):
+    """Deal weight for the gap, then the Fairy Godmother's bonus chance for the level, repeated,
+    until both are within a millionth of their targets."""
+    deal, godmother = 22_000, 150_000
+    for _ in range(10):
         deal = secant(lambda d, g=godmother: gap(figures(model(d, g))), deal, int(deal * 1.1), BEST - WORST)
         godmother = secant(lambda g, d=deal: figures(model(d, g))["best"], godmother, int(godmother * 1.1), BEST)
         found = figures(model(deal, godmother))
-        print(f"deal {deal} godmother {godmother}: {found}", flush=True)
-        if abs(found["best"] - BEST) < 5e-5 and abs(found["worst"] - WORST) < 5e-5:
+        print(f"deal {deal} bonus {godmother}: {found}", flush=True)
+        if abs(found["best"] - BEST) < 1e-6 and abs(found["worst"] - WORST) < 1e-6:
             break
     return deal, godmother, found
 

@@ -25,7 +25,7 @@ from typer.core import TyperCommand, TyperGroup
 from slotforge import __version__, logs
 from slotforge.amounts import AmountError, parse_decimal
 from slotforge.engine import round as rounds
-from slotforge.engine.game import Game, Operator, RtpOptions
+from slotforge.engine.game import Game, Operator, RtpOptions, as_percent
 from slotforge.engine.model import read_json_file
 from slotforge.engine.record import differences
 from slotforge.figures import describe, flatten, model_label, percent, points
@@ -140,6 +140,11 @@ def game_argument() -> Any:
     return typer.Argument(..., metavar="GAME", help=f"the game: one of {', '.join(game_codes())}")
 
 
+# The most rounds a command runs: the simulator's int64 counters hold far more, but a trillion
+# rounds is already hours of every core; a larger count is a typo, refused (exit 2) with the limit.
+MAX_ROUNDS = 10**12
+
+
 def model_option() -> Any:
     return typer.Option(None, "--model", metavar="FILE", help="a model file to use instead of the shipped one")
 
@@ -235,13 +240,23 @@ def progress_bar(description: str) -> Iterator[Progress]:
 # -- games and their maths -----------------------------------------------------------------------
 @app.command(cls=Command)
 def games() -> None:
-    """List the games: code, name, published RTP and the model they run."""
+    """List the games: code, name, published RTP (the range, with the strategy giving each end,
+    where the player's strategy moves it) and the model they run."""
     loaded = [(code, guarded(lambda code=code: load_game(code))) for code in game_codes()]
     code_width = max(len(code) for code, _ in loaded)
     name_width = max(len(game.spec.name) for _, game in loaded)
+    rtp_width = max(len(game.published_rtp()["rtp_text"]) for _, game in loaded)
     for code, game in loaded:
-        rtp = percent(float(game.spec.rtp), 2)
-        out.print(f"{code:{code_width}}  {game.spec.name:{name_width}}  RTP {rtp:>7}  {model_label(game)}")
+        published = game.published_rtp()
+        rtp = published["rtp_text"]
+        name = escape(game.spec.name)
+        out.print(f"{code:{code_width}}  {name:{name_width}}  RTP {rtp:<{rtp_width}}  {model_label(game)}")
+        spread = published["rtp_range"]
+        if spread:
+            out.print(f"{'':{code_width}}  {as_percent(Decimal(spread['min']))} with strategy "
+                      f"{spread['min_strategy']} ({escape(spread['min_strategy_text'])}), "
+                      f"{as_percent(Decimal(spread['max']))} with {spread['max_strategy']} "
+                      f"({escape(spread['max_strategy_text'])})")
     out.print("(the fingerprint is a hash of the model file: records and reports name it, so every figure "
               "traces to the exact data that produced it)")
 
@@ -250,11 +265,13 @@ def games() -> None:
 def rtp(
     game: str = game_argument(),
     bet: list[str] = bet_option(),
-    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, metavar="N",
+    rounds_: int | None = typer.Option(None, "--rounds", "-n", min=1, max=MAX_ROUNDS, metavar="N",
                                        help="where the report simulates: how many to simulate "
                                             "(the game's default budget when omitted)"),
     seconds: float | None = typer.Option(None, "--seconds", min=0.1, metavar="S",
-                                         help="where the report simulates: simulate for about this long"),
+                                         help="where the report simulates: simulate for about this long; the "
+                                              "budget covers the simulated part only (the exact parts and a "
+                                              "first compile come on top)"),
     strategy: str | None = strategy_option(),
     cluster: str | None = cluster_option(),
     as_json: bool = json_option("the report"),
@@ -267,6 +284,10 @@ def rtp(
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
+    if strategy is not None and not the_game.rtp_uses_strategy:
+        fail(f"--strategy: {game}'s RTP report does not depend on a strategy (its decisions do not move the "
+             f"return); omit it, or give it to `slotforge simulate`")
+    started = time.monotonic()
     with progress_bar(f"computing the RTP of {game}") as progress:
         task = progress.add_task(f"computing the RTP of {game}", total=None)
 
@@ -278,6 +299,9 @@ def rtp(
         result = guarded(lambda: the_game.rtp_report(options))
     if result["method"] == "exact" and (rounds_ or seconds or cluster):
         err.print(f"note: {game}'s RTP is exact: --rounds/--seconds/--cluster are not used")
+    elif seconds is not None:
+        err.print(f"note: --seconds {seconds:g} budgets the simulated part only; the whole report took "
+                  f"{time.monotonic() - started:.0f} s")
     if as_json:
         emit_json(result)
         return
@@ -298,7 +322,8 @@ def print_rtp(game: Game, result: dict[str, Any]) -> None:
 @app.command(cls=Command)
 def simulate(
     game: str = game_argument(),
-    rounds_: int = typer.Option(1_000_000, "--rounds", "-n", min=1, metavar="N", help="rounds to simulate"),
+    rounds_: int = typer.Option(1_000_000, "--rounds", "-n", min=1, max=MAX_ROUNDS, metavar="N",
+                                help="rounds to simulate"),
     seed: int = typer.Option(0, "--seed", min=0, metavar="SEED",
                              help="the random seed; the same seed gives the same figures, whatever the workers"),
     workers: int = workers_option(),
@@ -594,8 +619,10 @@ def finish_round(game: Game, record: dict[str, Any], seed: int | None, as_json: 
     if as_json:
         emit_json(record)
     elif record["status"] == "awaiting":
+        keep = (f"continue the saved record ({save}) with `slotforge resume`" if save is not None
+                else "or --save the record and continue it with `slotforge resume`")
         err.print(f"the round waits for {record['awaiting']['decision']}: give --choice, pipe the answer on "
-                  "standard input, or --save the record and continue it with `slotforge resume`")
+                  f"standard input, {keep}")
 
 
 def choice_answers() -> Callable[[str], Iterator[str]]:

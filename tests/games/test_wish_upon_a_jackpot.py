@@ -4,8 +4,8 @@ Amounts are worked by hand at a stake of 1.00 unless a test says otherwise: the 
 0.05, so a line pay of N is N x 0.05, and a prize of N x stake is N.00. Screens are three rows
 of five letters (see ``CODES``); cells are numbered in reading order from 0 (row 2, reel 3 is 7).
 
-Every script says whether the Fairy Godmother appears (draw ``godmother``): left to the random
-stream she could change the screen.
+Every script says whether the Fairy Godmother appears (draw ``godmother``, on every spin, base and
+free): left to the random stream she could change the screen.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def game():
 
 
 def play(game, screens, draws=None, choices=None, stake="1.00"):
-    draws = {"godmother": [False], **(draws or {})}
+    draws = {"godmother": [False] * 40, **(draws or {})}
     script = {
         "bet": {"stake": stake},
         "screens": [screen(s) for s in screens],
@@ -277,8 +277,8 @@ def test_a_pig_never_picks_a_cell_that_is_wild_already(game):
 # -- Rapunzel Free Spins ----------------------------------------------------------------------------
 def test_a_prince_reaching_the_top_ends_rapunzel_and_pays_the_bonus_winnings(game):
     # HARP x3 on line 1 pays 1.00 a spin times the tower's multiplier. Spin 1: PRINCE, level 1, x2;
-    # spin 2: no PRINCE, still x2; spins 3-6: PRINCE each, levels 2-5 at x3, x5, x10 and x20 (the top).
-    # 2 + 2 + 3 + 5 + 10 + 20 = 42.00.
+    # spin 2: no PRINCE, still x2; spins 3-6: PRINCE each, levels 2-5 at x3, x4, x6 and x10 (the top).
+    # 2 + 2 + 3 + 4 + 6 + 10 = 27.00.
     prince, plain = "AJAJR HHHTK QPQPQ", "AJAJA HHHTK QPQPQ"
     record = play(
         game,
@@ -289,10 +289,10 @@ def test_a_prince_reaching_the_top_ends_rapunzel_and_pays_the_bonus_winnings(gam
     free = [s for s in record["steps"] if s["kind"] == "free"]
     assert len(free) == 6
     climbs = [(e["level"], e["multiplier"]) for e in events_of(record, "prince_climbs")]
-    assert climbs == [(1, 2), (2, 3), (3, 5), (4, 10), (5, 20)]
-    assert [s["wins"][0]["amount"] for s in free] == ["2.00", "2.00", "3.00", "5.00", "10.00", "20.00"]
-    assert events_of(record, "bonus_winnings") == [{"type": "bonus_winnings", "feature": "rapunzel", "amount": "42.00"}]
-    assert record["total_win"] == "42.00"
+    assert climbs == [(1, 2), (2, 3), (3, 4), (4, 6), (5, 10)]
+    assert [s["wins"][0]["amount"] for s in free] == ["2.00", "2.00", "3.00", "4.00", "6.00", "10.00"]
+    assert events_of(record, "bonus_winnings") == [{"type": "bonus_winnings", "feature": "rapunzel", "amount": "27.00"}]
+    assert record["total_win"] == "27.00"
 
 
 def test_wild_never_substitutes_for_prince(game):
@@ -317,11 +317,11 @@ def test_prince_lands_only_on_reel_5_of_the_rapunzel_reels(game):
 
 # -- the Fairy Godmother Bonus ----------------------------------------------------------------------
 def godmother(game, rows, draws, choices=("orb_2",)):
-    return play(game, [rows], draws={"godmother": [True], **draws}, choices=list(choices))
+    return play(game, [rows], draws={"godmother": [True], "godmother_bonus": [True], **draws}, choices=list(choices))
 
 
 def test_the_orb_pick_waits_for_the_player_before_the_wish(game):
-    record = play(game, [QUIET], draws={"godmother": [True]})
+    record = play(game, [QUIET], draws={"godmother": [True], "godmother_bonus": [True]})
     assert record["awaiting"] == {"decision": "orb", "options": ["orb_1", "orb_2", "orb_3"], "win": "0.00"}
     assert record["steps"][0]["screen"] == screen(QUIET)  # as landed, while the pick waits
 
@@ -330,6 +330,9 @@ def test_gingerbread_man_turns_a_whole_reel_wild(game):
     # Reel 2 WILD on the quiet screen: KING x3 on lines 1, 10, 11 (10 each), ACE x3 on lines 2, 12,
     # 18 (10 each), QUEEN x3 on lines 3, 13, 19 (5 each): 75 x 0.05 = 3.75.
     record = godmother(game, QUIET, {"wish": ["gingerbread_man"], "gingerbread_reel": [2]})
+    assert events_of(record, "fairy_godmother_appears") == [
+        {"type": "fairy_godmother_appears", "bonus": True, "during": "base"}
+    ]
     assert events_of(record, "fairy_godmother") == [{"type": "fairy_godmother", "orb": "orb_2"}]
     assert events_of(record, "wish") == [
         {"type": "wish", "wish": "gingerbread_man", "reel": 2, "wild_cells": [1, 6, 11]}
@@ -374,6 +377,7 @@ def test_both_bonuses_in_one_spin(game):
         [TRIGGER],
         draws={
             "godmother": [True],
+            "godmother_bonus": [True],
             "wish": ["gingerbread_man"],
             "gingerbread_reel": [2],
             "feature": ["deal_maker"],
@@ -387,10 +391,138 @@ def test_both_bonuses_in_one_spin(game):
     assert record["total_win"] == "7.25"
 
 
+# "Reveal the Gingerbread Man and turn any reel WILD."
+# No win as landed (reel 1 shows ACE, JACK, QUEEN, reel 2 HARP, TEN, PALACE: no two alike), but
+# reels 2 and 3 both show HARP on row 1.
+HARPS = "AHHJA JTKTK QPQPQ"
+
+
+@pytest.mark.parametrize("reel", [1, 2, 3, 4, 5])
+def test_the_gingerbread_man_may_turn_any_of_the_five_reels_wild(game, reel):
+    record = godmother(game, QUIET, {"wish": ["gingerbread_man"], "gingerbread_reel": [reel]})
+    cells = [reel - 1, reel + 4, reel + 9]
+    assert events_of(record, "wish") == [{"type": "wish", "wish": "gingerbread_man", "reel": reel, "wild_cells": cells}]
+    assert [record["steps"][0]["screen"][row][reel - 1] for row in range(3)] == ["WILD"] * 3
+
+
+def test_the_gingerbread_man_on_reel_1_completes_the_lines_that_start_there(game):
+    # Reel 1 WILD: HARP x3 (20) on lines 2 and 9, which cross row 1 on reels 2 and 3; no other
+    # line has reels 2 and 3 alike: 40 x 0.05 = 2.00.
+    record = godmother(game, HARPS, {"wish": ["gingerbread_man"], "gingerbread_reel": [1]})
+    assert line_wins(record) == {2: ("HARP", 3, "1.00"), 9: ("HARP", 3, "1.00")}
+    assert record["total_win"] == "2.00"
+
+
+def test_a_model_that_keeps_the_gingerbread_man_off_a_reel_is_refused(tmp_path):
+    from slotforge.engine.model import ModelError
+    from slotforge.games import load_game as load
+
+    raw = json.loads((ROOT / "src/slotforge/games/wish_upon_a_jackpot/model.json").read_text())
+    raw["features"]["godmother"]["gingerbread_reels"] = [2, 3, 4]
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match=r"features\.godmother\.gingerbread_reels: expected \[1, 2, 3, 4, 5\]"):
+        load("wish-upon-a-jackpot", path)
+
+
+# "If the Fairy Godmother appears during any game there is chance the Fairy Godmother Bonus can be
+# triggered."
+def test_her_appearance_is_only_a_chance_of_the_bonus(game):
+    record = play(game, [QUIET], draws={"godmother": [True], "godmother_bonus": [False]})
+    assert record["status"] == "complete"
+    assert events_of(record, "fairy_godmother_appears") == [
+        {"type": "fairy_godmother_appears", "bonus": False, "during": "base"}
+    ]
+    assert events_of(record, "fairy_godmother") == [] and events_of(record, "wish") == []
+    assert record["steps"][0]["screen"] == screen(QUIET)
+
+
+def test_the_bonus_chance_is_drawn_when_she_appears(game):
+    # Left to the random stream, the appearance and the bonus are two draws: over many spins the
+    # bonus follows about as often as the model's chance says, and never without an appearance.
+    g = game.features.godmother
+    bonus = g.bonus_chance[0] / g.bonus_chance[1]
+    seen = followed = 0
+    for seed in range(400):
+        script = rounds.parse_script(game, {"screens": [screen(QUIET)], "draws": {"godmother": [True]}})
+        record = rounds.play(game, script=script, source=rounds.seeded_words(seed))
+        shown = events_of(record, "fairy_godmother_appears")
+        assert len(shown) == 1
+        seen += 1
+        followed += shown[0]["bonus"]
+        assert (record["status"] == "awaiting") == shown[0]["bonus"]
+    # 99% interval of a binomial proportion over 400 draws.
+    assert abs(followed / seen - bonus) < 2.5758 * (bonus * (1 - bonus) / seen) ** 0.5
+
+
+def test_she_may_grant_a_wish_on_a_3_little_pigs_spin_for_that_spin_only(game):
+    # Pig 2's WILDs (cells 5 and 6) pay 2.00 a spin on the quiet screen. On spin 2 the Gingerbread
+    # Man turns reel 3 WILD as well: WILD x3 (50) on lines 1, 14, 15; PALACE x4 (50) on lines 8,
+    # 11; JACK x4 (15) on lines 9, 10; ACE x3 (10) on lines 4, 12, 16; QUEEN x3 (5) on lines 5, 13,
+    # 17: 325 x 0.05 = 16.25. Spins 3-10 are back to 2.00: 2.00 + 16.25 + 8 x 2.00 = 34.25.
+    record = play(
+        game,
+        [TRIGGER, *[QUIET] * PIG_SPINS],
+        draws={
+            "feature": ["three_little_pigs"],
+            "pig": ["pig_2"] + ["none"] * 9,
+            "wild_cell": [5, 6],
+            "godmother": [False, False, True] + [False] * 8,
+            "godmother_bonus": [True],
+            "wish": ["gingerbread_man"],
+            "gingerbread_reel": [3],
+        },
+        choices=["book_3", "orb_1"],
+    )
+    free = [s for s in record["steps"] if s["kind"] == "free"]
+    assert free[1]["screen"] == screen("AJWJA WWWTK QPWPQ")
+    assert free[2]["screen"] == screen("AJAJA WWKTK QPQPQ")
+    assert events_of(record, "fairy_godmother_appears") == [
+        {"type": "fairy_godmother_appears", "bonus": True, "during": "pigs"}
+    ]
+    assert f"{sum(float(w['amount']) for w in free[1]['wins']):.2f}" == "16.25"
+    assert record["total_win"] == "34.25"
+
+
+def test_she_may_grant_a_wish_on_a_rapunzel_spin_paid_at_the_towers_multiplier(game):
+    # Spin 1 climbs to level 1 (x2) and the Gingerbread Man turns reel 2 WILD on the quiet screen
+    # (PRINCE on reel 5 stays): KING x3 on lines 1, 10, 11, ACE x3 on lines 2, 12, 18, QUEEN x3 on
+    # lines 3, 13, 19: 75 x 0.05 x 2 = 7.50. Four more PRINCEs reach the top with no win.
+    climb = "AJAJR KTKTK QPQPQ"
+    record = play(
+        game,
+        [TRIGGER, *[climb] * 5],
+        draws={
+            "feature": ["rapunzel"],
+            "godmother": [False, True] + [False] * 4,
+            "godmother_bonus": [True],
+            "wish": ["gingerbread_man"],
+            "gingerbread_reel": [2],
+        },
+        choices=["book_4", "orb_1"],
+    )
+    free = [s for s in record["steps"] if s["kind"] == "free"]
+    assert free[0]["screen"] == screen("AWAJR KWKTK QWQPQ")
+    assert events_of(record, "fairy_godmother_appears")[0]["during"] == "rapunzel"
+    assert record["total_win"] == "7.50"
+
+
+def test_the_orb_pick_on_a_free_spin_waits_for_the_player(game):
+    record = play(
+        game,
+        [TRIGGER, *[QUIET] * PIG_SPINS],
+        draws={"feature": ["three_little_pigs"], "pig": ["none"] * 10, "godmother": [False, True], "godmother_bonus": [True]},
+        choices=["book_3"],
+    )
+    assert record["awaiting"]["decision"] == "orb"
+    assert [s["kind"] for s in record["steps"]][-1] == "free"
+
+
 # -- every pick and decision waits in the record -----------------------------------------------------
 def test_every_pick_and_decision_waits_and_survives_a_replay_and_a_resume(game, tmp_path):
     draws = {
         "godmother": [True],
+        "godmother_bonus": [True],
         "wish": ["gingerbread_man"],
         "gingerbread_reel": [4],
         "feature": ["beanstalk"],
@@ -428,7 +560,7 @@ def test_a_choice_the_decision_does_not_offer_is_refused(game):
         ("deal-maker", "3.00"),  # HARP x3 (1.00), four offers left, the fifth (2 x stake) paid
         ("beanstalk", "400.00"),  # eight beans grow, egg 2 holds 400 x stake
         ("three-little-pigs", "6.00"),  # two pig WILDs pay 2.00 on 3 spins, then the wolf
-        ("rapunzel", "42.00"),  # HARP x3 at x2, x2, x3, x5, x10, x20
+        ("rapunzel", "27.00"),  # HARP x3 at x2, x2, x3, x4, x6, x10
         ("fairy-godmother", "7.25"),  # the Gingerbread Man's reel (2.25) and a 5 x stake deal
     ],
 )

@@ -8,6 +8,9 @@ states how tight it is, tight enough to see a wrong weight or a wrong table.
 from __future__ import annotations
 
 import itertools
+import json
+import math
+from collections import Counter
 from fractions import Fraction
 
 import pytest
@@ -30,11 +33,55 @@ def found(game):
 
 
 def test_the_best_and_the_worst_deal_maker_strategy_give_the_published_range(game):
-    # "from 92.46 to 95.26% ... based on player strategy": within 0.05 points, exactly computed.
+    # "from 92.46 to 95.26% ... based on player strategy": exactly computed, and exact to the
+    # published digits (and to a ten-thousandth of a point beyond them).
     rtps = maths.strategy_rtps(game)
-    assert abs(rtps["best"] - 0.9526) < 0.0005
-    assert abs(rtps["worst"] - 0.9246) < 0.0005
+    assert f"{rtps['best'] * 100:.4f}" == "95.2600"
+    assert f"{rtps['worst'] * 100:.4f}" == "92.4600"
     assert max(rtps.values()) == rtps["best"] and min(rtps.values()) == rtps["worst"]
+
+
+def exact_line_value(strips: list[list[str]], pays: dict[str, dict[str, int]]) -> Fraction:
+    """A line's expected win (x line bet) on independent uniform strips, counted exactly and
+    apart from the engine: every tuple of symbols, weighted by how many stops show it; a line
+    pays the better of its leading WILDs' own pay and the first other symbol's run (WILDs
+    substituting), which must be a paying symbol (BONUS and PRINCE break it)."""
+    counts = [Counter(strip) for strip in strips]
+    total = 0
+    for combo in itertools.product(*(list(c.items()) for c in counts)):
+        symbols = [symbol for symbol, _ in combo]
+        weight = math.prod(n for _, n in combo)
+        wilds = next((i for i, s in enumerate(symbols) if s != "WILD"), 5)
+        best = pays["WILD"].get(str(wilds), 0)
+        if wilds < 5 and symbols[wilds] in pays:
+            target = symbols[wilds]
+            run = next((i for i, s in enumerate(symbols) if s not in ("WILD", target)), 5)
+            best = max(best, pays[target].get(str(run), 0))
+        total += weight * best
+    return Fraction(total, math.prod(len(strip) for strip in strips))
+
+
+def test_the_rapunzel_reels_are_enriched_a_spin_at_x1_returns_more_than_a_base_spin(game):
+    # "Free Spins are played on enriched reels": a spin's line win at x1 is the line's expected
+    # win in line bets (20 lines at a twentieth of the stake each), counted exactly here from the
+    # model file's strips; the PRINCE on reel 5 pays nothing and breaks lines.
+    raw = json.loads(game.path.read_text())
+    rapunzel = exact_line_value(raw["reels"]["rapunzel"], raw["line_pays"])
+    base = exact_line_value(raw["reels"]["base"], raw["line_pays"])
+    assert rapunzel > base * Fraction(11, 10), (float(rapunzel), float(base))
+    # The maths module's figures agree with the count.
+    found = maths.rtp_parts(game)
+    assert abs(found["rapunzel_line_plain"] - float(rapunzel)) < 1e-12
+    assert abs(found["line_plain"] - float(base)) < 1e-12
+
+
+def test_the_fairy_godmother_appears_in_the_free_spins_too(game):
+    # Rapunzel's spins are played on their own: she appears in them, her bonus follows some of her
+    # appearances, and the wishes pay (the feature's exact value, which counts them, is held
+    # against the same play in test_rapunzel_plays_at_its_exact_value).
+    tally = measure.feature_mean(game, "rapunzel", 40_000, seed=8)["tally"]
+    assert tally["godmother"] > tally["godmother_bonus"] > 0
+    assert tally["free_wish_win"] > 0
 
 
 def test_the_rtp_report_names_its_strategy_and_every_strategys_rtp(game):

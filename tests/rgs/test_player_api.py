@@ -475,7 +475,9 @@ def test_the_game_report_shows_actual_and_model_rtp(api):
     assert row["rounds"] == 50 and row["stakes"] == "10.00"
     assert Decimal(row["ggr"]) == Decimal(row["stakes"]) - Decimal(row["wins"])
     assert Decimal(row["rtp"]) == (Decimal(row["wins"]) / Decimal("10.00")).quantize(Decimal("0.000001"))
-    assert row["model_rtp"] == "0.95" and row["rtp_ci99"] > 0
+    assert row["model_rtp"] == "0.95"
+    # Both figures are exact decimal strings, of the same kind.
+    assert isinstance(row["rtp"], str) and isinstance(row["rtp_ci99"], str) and Decimal(row["rtp_ci99"]) > 0
 
 
 def test_the_operator_sees_its_players_rounds_and_position(api):
@@ -499,3 +501,92 @@ def test_a_session_needs_a_known_jurisdiction_and_operator_key(api):
     forged = api.client.post("/v1/operator/sessions", json={"player_id": "x", "currency": "EUR"},
                              headers={"X-Api-Key": "forged"})
     assert forged.status_code == 401
+    # An operator key is not a player's session: its own code, naming the header.
+    assert forged.json()["error"] == "INVALID_API_KEY" and forged.json()["field"] == "X-Api-Key"
+
+
+# -- "Malfunction voids all plays and pays": after completion too --------------------------------
+
+def winning_round(player, games) -> dict:
+    """A completed Dynasty round that won (its gamble, when offered, collected)."""
+    for _ in range(500):
+        answer = player.play()
+        assert answer.status_code == 200, answer.text
+        played = player.finish(answer)["round"]
+        if played["status"] == "complete" and Decimal(played["total_win"]) > 0:
+            return played
+    raise AssertionError("no winning round in 500")
+
+
+def ledger_of(api, round_id: int) -> dict[str, tuple[int, str | None]]:
+    from sqlalchemy import select
+
+    from slotforge.rgs.schema import ledger
+
+    with api.client.app.state.server.engine.connect() as conn:
+        rows = conn.execute(select(ledger.c.kind, ledger.c.amount, ledger.c.reference).where(
+            ledger.c.round_id == round_id)).all()
+    return {kind: (amount, reference) for kind, amount, reference in rows}
+
+
+def test_a_completed_round_voided_refunds_its_stake_and_reverses_its_win_with_the_reason(api, games):
+    player = api.player("100.00")
+    won = winning_round(player, games)
+    before = balance(player)
+    stake, win = Decimal(won["total_bet"]), Decimal(won["total_win"])
+    voided = api.operator("POST", f"/v1/operator/rounds/{won['id']}/void", json={"reason": "RNG fault 42"})
+    assert voided.status_code == 200, voided.text
+    body = voided.json()
+    assert body["round"]["status"] == "void" and body["round"]["void_reason"] == "RNG fault 42"
+    assert Decimal(body["win_reversed"]) == win and body["win_not_reversed"] == "0.00" and "report" not in body
+    # As if the round had never been played: the stake back, the win taken back.
+    assert balance(player) == before + stake - win == Decimal(body["balance"])
+    entries = ledger_of(api, won["id"])
+    assert entries["refund"][0] == int(stake * 100) and "RNG fault 42" in entries["refund"][1]
+    assert entries["reversal"][0] == int(win * 100) and "RNG fault 42" in entries["reversal"][1]
+    # The history shows it void, with what was moved.
+    history = player.get(f"/v1/rounds/{won['id']}").json()["round"]
+    assert history["status"] == "void" and history["void"]["win_reversed"] == str(win)
+    books_balance(api)
+    again = api.operator("POST", f"/v1/operator/rounds/{won['id']}/void", json={"reason": "RNG fault 42"})
+    assert again.status_code == 200 and balance(player) == Decimal(body["balance"])  # voiding twice moves nothing
+    books_balance(api)
+
+
+def test_a_void_never_takes_the_balance_below_zero_and_reports_what_it_could_not_reverse(api, games):
+    player = api.player("100.00")
+    won = winning_round(player, games)
+    stake, win = Decimal(won["total_bet"]), Decimal(won["total_win"])
+    left = balance(player)
+    withdrawn = api.operator("POST", f"/v1/operator/players/{player.player_id}/transactions",
+                             json={"kind": "withdrawal", "amount": str(left), "reference": "w-all"})
+    assert withdrawn.status_code == 200, withdrawn.text
+    voided = api.operator("POST", f"/v1/operator/rounds/{won['id']}/void", json={"reason": "display fault"}).json()
+    # The refunded stake is all the balance holds: that much of the win is reversed, the rest reported.
+    reversed_ = min(win, stake)
+    assert Decimal(voided["win_reversed"]) == reversed_
+    assert Decimal(voided["win_not_reversed"]) == win - reversed_
+    assert balance(player) == Decimal(voided["balance"]) >= 0
+    if win > stake:
+        assert voided["report"].startswith(f"round {won['id']}: {win - stake:.2f} of its win")
+    books_balance(api)
+
+
+def test_the_audit_finds_a_void_whose_reversal_does_not_match_its_record(api, games):
+    import json as json_
+
+    from sqlalchemy import update
+
+    from slotforge.rgs.schema import rounds as rounds_table
+
+    player = api.player("100.00")
+    won = winning_round(player, games)
+    api.operator("POST", f"/v1/operator/rounds/{won['id']}/void", json={"reason": "fault"})
+    server = api.client.app.state.server
+    with server.engine.begin() as conn:
+        record = json_.loads(conn.execute(rounds_table.select().where(rounds_table.c.id == won["id"])).mappings()
+                             .one()["record"])
+        record["void"]["win_not_reversed"] = "0.01"
+        conn.execute(update(rounds_table).where(rounds_table.c.id == won["id"]).values(record=json_.dumps(record)))
+    with server.engine.connect() as conn:
+        assert any("void after completion" in line for line in audit(conn))

@@ -64,8 +64,23 @@ def test_the_catalogue_lists_every_game_with_its_published_rtp(client):
     for entry in catalogue:
         game = load_game(entry["code"])
         assert entry["rtp"] == str(game.spec.rtp)
+        assert ("rtp_range" in entry) and (entry["rtp_range"] is None) == (entry["code"] != "wish-upon-a-jackpot")
         assert entry["model"] == game.model_id
         assert (entry["grid"]["rows"], entry["grid"]["reels"]) == game.grid
+
+
+def test_a_strategy_dependent_rtp_is_shown_as_the_published_range_with_each_ends_strategy(client):
+    # "This game has a theoretical return to player from 92.46 to 95.26% ... based on player strategy."
+    wish = {g["code"]: g for g in client.get("/v1/games").json()["games"]}["wish-upon-a-jackpot"]
+    assert wish["rtp_text"] == "92.46% to 95.26%"
+    spread = wish["rtp_range"]
+    assert (spread["min"], spread["min_strategy"]) == ("0.9246", "worst")
+    assert (spread["max"], spread["max_strategy"]) == ("0.9526", "best")
+    model = client.get("/v1/games/wish-upon-a-jackpot").json()
+    assert model["rtp_range"] == spread and model["rtp_text"] == "92.46% to 95.26%"
+    # The client shows the range, not the top alone, wherever it shows an RTP.
+    dist = client_sources()
+    assert "rtpText(" in dist and "RTP ${percent(game.rtp)}" not in dist
 
 
 def test_a_games_model_has_what_its_screen_and_paytable_need(client):
@@ -130,3 +145,9 @@ def test_the_shipped_volatility_is_the_par_sheets():
     package_data = tomllib.loads((SHEETS.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     shipped = FIGURES.relative_to(SHEETS.parents[1] / "src" / "slotforge").as_posix()
     assert any(fnmatch.fnmatch(shipped, pattern) for pattern in package_data["slotforge"]), "not package data"
+
+
+def client_sources() -> str:
+    """The client's TypeScript sources (the built bundle is checked against them elsewhere)."""
+    web = Path(__file__).resolve().parents[2] / "web/src"
+    return "\n".join(path.read_text() for path in sorted(web.rglob("*.ts")))

@@ -1,6 +1,6 @@
 // Small helpers for building the page.
 
-import type { Volatility } from "./types";
+import type { PublishedRtp, Volatility } from "./types";
 
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -60,4 +60,22 @@ export function volatilityText(v: Volatility | null): string {
   if (!v.by_bet.length) return `${v.word} (${spread})`;
   const indexes = v.by_bet.map((b) => Number(b.index));
   return `${v.word} at the default bet (${spread}); index ${Math.min(...indexes).toFixed(2)} to ${Math.max(...indexes).toFixed(2)} across the bets`;
+}
+
+function percentOf(fraction: string): string {
+  return `${(Number.parseFloat(fraction) * 100).toFixed(2)}%`;
+}
+
+/** The published RTP as the rules print it: "96.59%", or the range "92.46% to 95.26%" where the
+ * player's strategy moves it. */
+export function rtpText(game: PublishedRtp): string {
+  const range = game.rtp_range;
+  return range ? `${percentOf(range.min)} to ${percentOf(range.max)}` : percentOf(game.rtp);
+}
+
+/** The strategy that gives each end of a published range ("" for a single RTP). */
+export function rtpStrategies(game: PublishedRtp): string {
+  const range = game.rtp_range;
+  if (!range) return "";
+  return `${percentOf(range.min)} with the ${range.min_strategy} strategy (${range.min_strategy_text}); ${percentOf(range.max)} with the ${range.max_strategy} strategy (${range.max_strategy_text})`;
 }

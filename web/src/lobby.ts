@@ -1,14 +1,10 @@
 // The lobby: every game the server offers, with its picture, RTP and volatility.
 
 import { explain, request, storeSession, storedSession } from "./api";
-import { h, volatilityText } from "./dom";
+import { h, rtpStrategies, rtpText, volatilityText } from "./dom";
 import { screenFor } from "./screens";
 import type { CatalogueEntry } from "./types";
 import { markWarmingCards } from "./warmup";
-
-function percent(rtp: string): string {
-  return `${(Number.parseFloat(rtp) * 100).toFixed(2)}%`;
-}
 
 /** A session to play with: the operator's (real) if the launch URL gave one, else play money. */
 export async function ensureSession(): Promise<void> {
@@ -37,7 +33,7 @@ export async function openLobby(root: HTMLElement): Promise<void> {
       { class: "game-card", "data-game": game.code },
       h("div", { class: "picture", html: screen.picture }),
       h("h2", { text: game.name }),
-      h("p", { class: "rtp", text: `RTP ${percent(game.rtp)}` }),
+      h("p", { class: "rtp", text: `RTP ${rtpText(game)}`, title: rtpStrategies(game) || undefined }),
       h("p", { class: "volatility", text: `Volatility: ${volatilityText(game.volatility)}` }),
       game.jackpot ? h("p", { class: "jackpot", text: "Progressive jackpot" }) : null,
       play,

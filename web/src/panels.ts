@@ -2,17 +2,12 @@
 
 import { explain, request } from "./api";
 import { symbolSvg } from "./art";
-import { dialog, h, humanize, openModal, volatilityText } from "./dom";
+import { dialog, h, humanize, openModal, rtpStrategies, rtpText, volatilityText } from "./dom";
 import { formatMoney } from "./money";
 import { describeEvent, describeWin } from "./rounds";
 import type { GameScreen } from "./screens/screen";
 import { saveSettings, type Settings } from "./settings";
 import type { GameModel, Jurisdiction, RoundRecord, Session } from "./types";
-
-function percent(rtp: string): string {
-  const [whole, frac = ""] = (Number.parseFloat(rtp) * 100).toFixed(2).split(".");
-  return `${whole}.${frac}%`;
-}
 
 function payTable(title: string, pays: Record<string, Record<string, number | string>>, model: GameModel, screen: GameScreen, unit: string): HTMLElement {
   const counts = [...new Set(Object.values(pays).flatMap((row) => Object.keys(row)))].sort((a, b) => Number(a) - Number(b));
@@ -44,7 +39,8 @@ function paylineGrid(line: number[], rows: number, index: number): HTMLElement {
 /** The paytable and rules, generated from the model, with the RTP. */
 export function openPaytable(model: GameModel, screen: GameScreen, bet: Record<string, string | number>, currency: string): void {
   const body = h("div", { class: "paytable" });
-  body.append(h("p", { class: "rtp", text: `Return to player: ${percent(model.rtp)} (model ${model.model}). Volatility: ${volatilityText(model.volatility)}.` }));
+  body.append(h("p", { class: "rtp", text: `Return to player: ${rtpText(model)} (model ${model.model}). Volatility: ${volatilityText(model.volatility)}.` }));
+  if (model.rtp_range) body.append(h("p", { class: "rtp-range", text: `The return depends on the player's strategy: ${rtpStrategies(model)}.` }));
   const stake = screen.stake(bet);
   if (stake) body.append(h("p", { text: `Your stake: ${formatMoney(stake, currency)}.` }));
   if (model.line_pays && Object.keys(model.line_pays).length) body.append(payTable("Line pays", model.line_pays, model, screen, "coins per line, left to right"));
@@ -210,7 +206,7 @@ export function showIntro(model: GameModel, screen: GameScreen, settings: Settin
   box.setAttribute("aria-label", `${model.name} intro`);
   box.append(
     h("div", { class: "picture", html: screen.picture }),
-    h("p", { text: `Return to player ${percent(model.rtp)} · volatility ${volatilityText(model.volatility)}` }),
+    h("p", { text: `Return to player ${rtpText(model)} · volatility ${volatilityText(model.volatility)}` }),
     h("label", { class: "setting" }, again, h("span", { text: "Show this screen next time" })),
     go,
   );

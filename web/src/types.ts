@@ -61,10 +61,25 @@ export interface Jurisdiction {
   recall_rounds: number;
 }
 
-export interface SessionGame {
+/** A published RTP that the player's strategy moves: its ends and the strategy giving each. */
+export interface RtpRange {
+  min: string;
+  max: string;
+  min_strategy: string;
+  max_strategy: string;
+  min_strategy_text: string;
+  max_strategy_text: string;
+}
+
+/** How the server gives a game's published RTP (the top of the range when there is one). */
+export interface PublishedRtp {
+  rtp: string;
+  rtp_range: RtpRange | null;
+}
+
+export interface SessionGame extends PublishedRtp {
   code: string;
   name: string;
-  rtp: string;
   bet: Record<string, unknown>;
   decisions: Record<string, string[]>;
   jackpot: boolean;
@@ -93,10 +108,9 @@ export interface Volatility {
   by_bet: { bet: string; index: string; word: string }[];
 }
 
-export interface CatalogueEntry {
+export interface CatalogueEntry extends PublishedRtp {
   code: string;
   name: string;
-  rtp: string;
   model: string;
   grid: { rows: number; reels: number };
   jackpot: boolean;

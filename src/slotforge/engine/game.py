@@ -31,6 +31,16 @@ class ScriptError(ValueError):
     """A script or choice the game cannot use, naming the field and what was expected."""
 
 
+def as_percent(fraction: Decimal) -> str:
+    """A published RTP fraction as the rules print it: 0.9526 -> "95.26%"."""
+    return f"{fraction * 100:.2f}%"
+
+
+class GambleCapError(ValueError):
+    """A gamble cap the rules set in one currency that the operator's rates cannot convert into
+    the player's: the gamble cannot start (the message names the field and the missing rate)."""
+
+
 @dataclass(frozen=True)
 class Operator:
     """Settings the operator chooses, not the player: limits that change how a round may go."""
@@ -87,6 +97,9 @@ class Game(ABC):
     code: ClassVar[str]
     model_file: ClassVar[Path]
     draw_names: ClassVar[tuple[str, ...]] = ()
+    # Whether the RTP report follows RtpOptions.strategy (a game whose decisions can move the
+    # return, or whose report simulates them); `slotforge rtp --strategy` is refused otherwise.
+    rtp_uses_strategy: ClassVar[bool] = False
     decisions: ClassVar[tuple[Decision, ...]] = ()
     strategies: ClassVar[tuple[str, ...]] = ()  # the simulator's answers to decisions; the first is the default
     tally_names: ClassVar[tuple[str, ...]] = ()
@@ -192,6 +205,30 @@ class Game(ABC):
     @abstractmethod
     def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
         """The round function's int64 bet array, under the operator's settings."""
+
+    def published_rtp(self) -> dict[str, Any]:
+        """The published RTP as the lobby, the games API and the command line show it: ``rtp``
+        (a decimal string), ``rtp_range`` (its ends and the strategy giving each, or None) and
+        ``rtp_text`` ("96.59%", or "92.46% to 95.26%")."""
+        spread = self.spec.rtp_range
+        if spread is None:
+            return {"rtp": str(self.spec.rtp), "rtp_range": None, "rtp_text": as_percent(self.spec.rtp)}
+        return {
+            "rtp": str(self.spec.rtp),
+            "rtp_range": {
+                "min": str(spread.min), "max": str(spread.max),
+                "min_strategy": spread.min_strategy, "max_strategy": spread.max_strategy,
+                "min_strategy_text": self.describe_strategy(spread.min_strategy),
+                "max_strategy_text": self.describe_strategy(spread.max_strategy),
+            },
+            "rtp_text": f"{as_percent(spread.min)} to {as_percent(spread.max)}",
+        }
+
+    def gamble_cap(self, currency: str, rate_of: Callable[[str], Decimal | None]) -> Decimal | None:
+        """A cap on a gamble's win that the game's rules set in a currency of their own, in
+        ``currency`` at the operator's rates (``rate_of``: EUR per unit); None when the rules set
+        none. Raises :class:`GambleCapError` when it cannot be converted."""
+        return None
 
     def describe_strategy(self, name: str) -> str:
         """One line on what a strategy does (for ``--help`` and reports)."""

@@ -81,13 +81,30 @@ class IntRange(Strict):
         return self
 
 
+class RtpRange(Strict):
+    """A published RTP that the player's strategy moves: its two ends and the strategy (a name
+    the game's simulator and ``slotforge rtp --strategy`` take) that gives each."""
+
+    min: Decimal = Field(gt=0, lt=1, description="the lowest RTP, as a fraction")
+    max: Decimal = Field(gt=0, lt=1, description="the highest RTP, as a fraction (the model's rtp)")
+    min_strategy: str
+    max_strategy: str
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RtpRange:
+        if self.min >= self.max:
+            raise ValueError(f"expected min < max, got {self.min}, {self.max}")
+        return self
+
+
 class LineGameSpec(Strict):
     """Everything a line game's model file holds besides its game-specific sections."""
 
     game: str
     name: str
     version: str
-    rtp: Decimal = Field(description="the published RTP, as a fraction")
+    rtp: Decimal = Field(description="the published RTP, as a fraction (the top of rtp_range when one is given)")
+    rtp_range: RtpRange | None = Field(default=None, description="the published range, where strategy moves it")
     grid: Grid
     paylines: str | None = Field(
         default=None, description="a set of payline shapes from the engine's paylines.json (line games)"
@@ -123,6 +140,8 @@ class LineGameSpec(Strict):
         known = set(codes)
         if len(known) != len(codes):
             raise ValueError("symbols: every code must be unique")
+        if self.rtp_range is not None and self.rtp_range.max != self.rtp:
+            raise ValueError(f"rtp_range.max: expected the published rtp {self.rtp}, got {self.rtp_range.max}")
 
         def check_symbol(where: str, code: str) -> None:
             if code not in known:

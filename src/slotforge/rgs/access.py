@@ -52,7 +52,8 @@ def operator_id(server: Server, api_key: str | None) -> int:
             found = conn.execute(select(operators.c.id).where(operators.c.key_hash == hashed(api_key))).scalar()
         if found is not None:
             return found
-    raise ApiError(401, "INVALID_SESSION", "X-Api-Key: missing or unknown operator key", field="X-Api-Key")
+    # An operator key is not a player's session: its own code, so a client tells the two apart.
+    raise ApiError(401, "INVALID_API_KEY", "X-Api-Key: missing or unknown operator key", field="X-Api-Key")
 
 
 def session_timeout_ms(server: Server, jurisdiction: str) -> int:

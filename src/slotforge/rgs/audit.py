@@ -1,7 +1,7 @@
 """The books' audit: every player's balance is the sum of their ledger, every round's money is
 in the ledger exactly once, every jackpot pool balances.
 
-    deposits - withdrawals - stakes + wins + refunds == balance      (every internal-wallet player)
+    deposits - withdrawals - stakes + wins + refunds - reversals == balance   (every internal-wallet player)
     seeds + contributions == paid + current + reserve                (every pool)
 
 A seamless player's money lives in the operator's wallet: their balance here is only the last one
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import Connection, func, select
 
@@ -27,6 +28,7 @@ from slotforge.jackpot import PoolState
 from slotforge.rgs.money import to_minor
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, outbox, players, rounds
 from slotforge.rgs.seamless import TARGET
+from slotforge.rgs.void import reversed_in_record
 from slotforge.rgs.wallet import ledger_sum
 
 
@@ -55,7 +57,8 @@ def check_rounds(conn: Connection) -> list[str]:
     for round_id, kind, count, total in conn.execute(query):
         entries[(round_id, kind)] = (int(count), int(total))
     problems = []
-    for row in conn.execute(select(rounds.c.id, rounds.c.status, rounds.c.stake, rounds.c.win)).mappings():
+    columns = (rounds.c.id, rounds.c.status, rounds.c.stake, rounds.c.win, rounds.c.record)
+    for row in conn.execute(select(*columns)).mappings():
         expected = {"stake": row["stake"]}
         if row["status"] == "pending":  # a seamless round waiting for its debit: nothing recorded yet
             expected = {}
@@ -63,15 +66,30 @@ def check_rounds(conn: Connection) -> list[str]:
             expected["win"] = row["win"]
         elif row["status"] == "void":
             expected["refund"] = row["stake"]
+            expected.update(void_expected(row, problems))
         elif row["status"] != "awaiting":
             problems.append(f"round {row['id']}: status {row['status']!r} is not awaiting, complete, void or "
                             "pending")
-        for kind in ("stake", "win", "refund"):
+        for kind in ("stake", "win", "refund", "reversal"):
             count, total = entries.get((row["id"], kind), (0, 0))
             want = expected.get(kind, 0)
             if total != want or count > 1:
                 problems.append(f"round {row['id']}: {kind} {want} expected, the ledger has {total} in {count} entries")
     return problems
+
+
+def void_expected(row: Any, problems: list[str]) -> dict[str, int]:
+    """What a void round's ledger holds besides its stake and refund: nothing for a round voided
+    open; for one voided after it completed, its win and the reversal its record states, which
+    with what could not be reversed makes the whole win."""
+    stated = reversed_in_record(row["record"])
+    if stated is None:
+        return {}
+    taken, left = stated
+    if taken < 0 or left < 0 or taken + left != row["win"]:
+        problems.append(f"round {row['id']}: void after completion reverses {taken} and reports {left} not reversed, "
+                        f"which is not its win {row['win']}")
+    return {"win": row["win"], "reversal": taken}
 
 
 def check_wallet_owed(conn: Connection) -> list[str]:

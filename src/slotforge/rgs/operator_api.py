@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sqlalchemy import Float, cast, func, select
 
-from slotforge.rgs import access
+from slotforge.rgs import access, void
 from slotforge.rgs.errors import ApiError, invalid, not_found
 from slotforge.rgs.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
@@ -120,7 +120,8 @@ def operator_rounds(operator_id: Operator, request: Request, player: Code | None
 
 @router.post("/rounds/{round_id}/void")
 def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
-    """Void an open round (a malfunction): its stake is refunded. Voiding again answers the same."""
+    """Void a round (a malfunction): an open one's stake is refunded; a completed one's stake is
+    refunded and its win reversed (:mod:`slotforge.rgs.void`). Voiding again answers the same."""
     server = server_of(request)
     with server.transaction() as conn:
         owner = conn.execute(select(rounds.c.player_id).join(players, players.c.id == rounds.c.player_id).where(
@@ -130,7 +131,8 @@ def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: 
         lock_player(conn, owner)
         row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
         if row["status"] == "complete":
-            raise invalid("round", f"round {round_id} is complete and paid; only an open round can be voided")
+            moved = void.void_completed(server, conn, row, body.reason, server.now())
+            return {**round_answer(row), **moved}
         refuse_at_the_wallet(row)
         if row["status"] == "awaiting":
             server.void(conn, row, body.reason, server.now())
@@ -178,7 +180,8 @@ def game_report(operator_id: Operator, request: Request, since: Since = None, un
             "game": game, "rounds": int(count), "stakes": to_text(int(stakes)), "wins": to_text(int(wins)),
             "ggr": to_signed_text(int(stakes) - int(wins)),
             "rtp": str((Decimal(int(wins)) / Decimal(int(stakes))).quantize(Decimal("0.000001"))),
-            "rtp_ci99": round(figures["ci99"], 6),
+            # Exact decimal strings, like rtp (a float here would read as a different kind of figure).
+            "rtp_ci99": str(Decimal(repr(figures["ci99"])).quantize(Decimal("0.000001"))),
             "model_rtp": str(model.spec.rtp) if model else None,
         })
     return {"games": report}

@@ -122,7 +122,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
 
 
 def describe_game(game: Game) -> dict[str, Any]:
-    return {"code": game.code, "name": game.spec.name, "model": game.model_id, "rtp": str(game.spec.rtp),
+    return {"code": game.code, "name": game.spec.name, "model": game.model_id, **game.published_rtp(),
             "bet": game.spec.bet, "decisions": {d.name: list(d.options) for d in game.decisions},
             "jackpot": has_pool(game)}
 

@@ -26,6 +26,7 @@ from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.games.warmup import Warmup
+from slotforge.rgs import gamble_cap
 from slotforge.rgs.claims import Claims, in_progress
 from slotforge.rgs.database import Writer
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
@@ -154,8 +155,10 @@ class Server:
                            f"operator's rate table has no rate for {currency}", field="game")
         return rate
 
-    def operator_settings(self, auth: Auth) -> Operator:
+    def operator_settings(self, auth: Auth, game: Game | None = None) -> Operator:
         limit = self.settings.gamble_limit if auth.jurisdiction.gamble else Decimal(0)
+        if game is not None:  # a cap the game's rules set in a currency of their own, converted
+            limit = gamble_cap.gamble_limit(game, limit, auth.currency, self.settings.jackpot_rate, auth.fun)
         return Operator(gamble_limit=limit, fun_play=auth.fun)
 
     # -- exactly once ---------------------------------------------------------------------------
@@ -316,7 +319,8 @@ class Server:
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
-            record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth), state=state)
+            record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth, game),
+                                state=state)
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
         except Exception:
@@ -340,6 +344,8 @@ class Server:
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
                           "INVALID_CHOICE")
         game = self.playable(row["game"])
+        gamble_cap.refuse_gamble_start(game, json.loads(row["record"]), choice, auth.currency,
+                                       self.settings.jackpot_rate, auth.fun)
         try:
             record = runner.resume(game, json.loads(row["record"]), choice)
         except ScriptError as error:

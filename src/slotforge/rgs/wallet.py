@@ -15,7 +15,8 @@ from sqlalchemy import Connection, bindparam, func, insert, select, update
 from slotforge.rgs.schema import ledger, players
 
 # How each ledger kind moves the balance.
-SIGN = {"deposit": 1, "withdrawal": -1, "stake": -1, "win": 1, "refund": 1}
+# "reversal": a paid win taken back when its round is voided after it completed.
+SIGN = {"deposit": 1, "withdrawal": -1, "stake": -1, "win": 1, "refund": 1, "reversal": -1}
 
 
 # Built once (see the round's statements in the service).

@@ -71,7 +71,7 @@ def game_page(code: str, request: Request) -> FileResponse | HTMLResponse:
 def catalogue_entry(game: Game) -> dict[str, Any]:
     """What the lobby shows of a game."""
     rows, reels = game.grid
-    return {"code": game.code, "name": game.spec.name, "rtp": str(game.spec.rtp), "model": game.model_id,
+    return {"code": game.code, "name": game.spec.name, **game.published_rtp(), "model": game.model_id,
             "grid": {"rows": rows, "reels": reels}, "jackpot": has_pool(game), "volatility": volatility(game.code)}
 
 

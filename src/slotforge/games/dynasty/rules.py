@@ -113,6 +113,7 @@ class Dynasty(Game):
     draw_names = ("card",)
     decisions = (Decision("gamble", gamble.CHOICE_NAMES),)
     strategies = gamble.CARD_STRATEGIES
+    rtp_uses_strategy = True
     tally_names = TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 

@@ -79,11 +79,15 @@ TALLY = (
     "bonus_games", "bonus_spins", "bonus_cells", "mysteries_stuck", "cash_held", "held_spins",
     "mini_count", "minor_count", "major_count", "collector_count",
     *(f"wins_{name}" for name in ("0", "up_to_1", "1_to_5", "5_to_20", "20_to_100", "100_to_500", "over_500")),
+    "capped_rounds", "capped_squares",
 )
 (T_BASE_WIN, T_CASH, T_COLLECTOR, T_MINI, T_MINOR, T_MAJOR, T_GRAND, T_CAPPED,
  T_BONUS_GAMES, T_BONUS_SPINS, T_BONUS_CELLS, T_MYSTERIES_STUCK, T_CASH_HELD, T_HELD_SPINS,
  T_MINI_COUNT, T_MINOR_COUNT, T_MAJOR_COUNT, T_COLLECTOR_COUNT) = range(18)
 T_WINS = 18  # + the size class of a round's win, x stake: 0, <= 1, <= 5, <= 20, <= 100, <= 500, more
+# Rounds the cap bound, and the sum of the squares of what it took (units squared): the cap's
+# effect is simulated, and these give its 99% interval.
+T_CAPPED_ROUNDS, T_CAPPED_SQUARES = 25, 26
 
 
 class Tables(NamedTuple):
@@ -425,7 +429,10 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
     elif changed:
         carry(tables, state, scratch, log, tally)
     if win > bet[B_MAX_WIN]:
-        tally[T_CAPPED] += win - bet[B_MAX_WIN]
+        taken = win - bet[B_MAX_WIN]
+        tally[T_CAPPED] += taken
+        tally[T_CAPPED_ROUNDS] += 1
+        tally[T_CAPPED_SQUARES] += taken * taken
         events.emit(log, events.FEATURE, F_CAPPED, win, bet[B_MAX_WIN])
         win = bet[B_MAX_WIN]
     tally[T_WINS + win_class(win, bet[B_STAKE_UNITS])] += 1

@@ -17,7 +17,12 @@ mysteries open is independent of the others, so the expected CASH, jackpots and 
 have closed forms: a COLLECTOR pays the CASH of every *other* cell times its mean multiplier.
 
 The one thing not computed exactly is the 1500x cap on a round's total (it binds on the rare
-round that wins more), which the RTP report measures by simulation.
+round that wins more), which the RTP report measures by simulation, with its 99% interval.
+
+**The gamble** is fair (a right pick doubles, a wrong one loses, half and half), and offered
+only while the doubled win stays within the caps, so it returns exactly what is gambled: the
+exact parts are the same under every strategy; the report's simulated session plays the
+strategy asked for.
 """
 
 from __future__ import annotations
@@ -317,19 +322,27 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
     rounds = options.rounds or 2_000_000
     if options.seconds:
         rounds = max(100_000, int(options.seconds * 1_000_000))
-    session = simulate_session(game, bet, rounds)
+    strategy = game.strategies[game.strategy_index(options.strategy)]
+    session = simulate_session(game, bet, rounds, strategy=strategy)
     if options.progress:
         options.progress(rounds, rounds)
-    capped = session["tally"]["capped"] / (rounds * bet.total_units)
-    parts = {**chain.parts, "max_win_cap": -capped}
+    cap = cap_effect(session["tally"], rounds, bet.total_units)
+    parts = {**chain.parts, "max_win_cap": -cap["mean"]}
     return {
         "game": game.code,
         "model": game.model_id,
         "bet": bet.as_json(),
         "method": (f"exact: Markov chains over sticky and held counts (base game, {chain.states} states) and over "
-                   f"cells filled (bonus game); the 1500x cap's effect simulated over {rounds:,} rounds"),
+                   f"cells filled (bonus game); the 1500x cap's effect simulated over {rounds:,} rounds "
+                   f"(ci99 its 99% interval)"),
+        "strategy": strategy,
+        "gamble": "fair: it returns exactly what is gambled, so the exact parts hold under every strategy; "
+                  f"the simulated session plays {strategy!r} ({game.describe_strategy(strategy)})",
         "rtp": sum(parts.values()),
+        "ci99": cap["ci99"],
         "parts": parts,
+        "max_win_cap_ci99": cap["ci99"],
+        "max_win_cap_rounds": cap["rounds"],
         "published_rtp": float(game.spec.rtp),
         "bonus_frequency": chain.trigger,
         "bonus_one_in": 1 / chain.trigger if chain.trigger else None,
@@ -339,6 +352,18 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
         "simulated_rtp": session["rtp"],
         "simulated_ci99": session["ci99"],
         "simulated_std": session["std"],
+    }
+
+
+def cap_effect(tally: dict[str, int], rounds: int, stake_units: int) -> dict[str, float]:
+    """What the 1500x cap takes per round (x stake), with its 99% interval (the normal
+    approximation over the rounds: z = 2.5758), from a session's tallies."""
+    mean = tally["capped"] / rounds
+    variance = max(tally["capped_squares"] / rounds - mean * mean, 0.0)
+    return {
+        "mean": mean / stake_units,
+        "ci99": 2.5758 * math.sqrt(variance / rounds) / stake_units,
+        "rounds": tally["capped_rounds"],
     }
 
 

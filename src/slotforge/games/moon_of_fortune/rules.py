@@ -10,7 +10,8 @@ maths is in :mod:`.maths`.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from collections.abc import Callable
+from decimal import ROUND_DOWN, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from pydantic import Field, model_validator
 from slotforge.engine import gamble
 from slotforge.engine.bet import Bet, BetError, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_cells, compile_count_table
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, GambleCapError, Game, Operator, RtpOptions, ScriptError
 from slotforge.engine.model import Choice, ModelError, Strict
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.moon_of_fortune import kernels as k
@@ -74,7 +75,8 @@ class VolatilityLevel(Strict):
 
 class GambleRules(Strict):
     max_gambles: int = Field(ge=0)
-    default_operator_cap: Decimal = Field(gt=0, description="the operator's cap on a doubled win (currency)")
+    default_operator_cap: Decimal = Field(gt=0, description="the published cap on a doubled win, in cap_currency")
+    cap_currency: str = Field("GBP", pattern=r"^[A-Z]{3}$", description="the currency the published cap is in")
 
 
 class Features(Strict):
@@ -119,6 +121,7 @@ class MoonOfFortune(Game):
     draw_names = ("cash_value", "mystery", "rabbit_mystery", "collector_multiplier", "gamble")
     decisions = (Decision("gamble", gamble.PICK_NAMES),)
     strategies = gamble.PICK_STRATEGIES
+    rtp_uses_strategy = True
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -222,9 +225,29 @@ class MoonOfFortune(Game):
         return {"collect": "always take the win", "always_sun": "pick SUN whenever a gamble is offered"}[name]
 
     def operator_cap(self, operator: Operator) -> Decimal:
-        """The operator's cap on a doubled win: its own setting, else the model's default."""
+        """The operator's cap on a doubled win: its own setting (the server's, already holding the
+        published cap converted into the bet's currency: :meth:`gamble_cap`), else the model's
+        default."""
         cap = operator.gamble_limit
         return cap if cap is not None else self.features.gamble.default_operator_cap
+
+    def gamble_cap(self, currency: str, rate_of: Callable[[str], Decimal | None]) -> Decimal | None:
+        """The published cap on a doubled win ("must not exceed GBP 7,500") in ``currency``,
+        converted at the operator's rates (``rate_of``: EUR per unit of a currency, as the jackpot
+        pools use) and rounded down to the cent so that it never exceeds the published amount.
+        Raises GambleCapError when a rate is missing."""
+        rules = self.features.gamble
+        if currency == rules.cap_currency:
+            return rules.default_operator_cap
+        source, target = rate_of(rules.cap_currency), rate_of(currency)
+        missing = [code for code, rate in ((rules.cap_currency, source), (currency, target)) if rate is None]
+        if missing:
+            raise GambleCapError(
+                f"currency: {self.spec.name}'s doubled win must not exceed {rules.cap_currency} "
+                f"{rules.default_operator_cap:,} and the operator's rate table has no rate for "
+                f"{' or '.join(missing)}, so the gamble cannot start in {currency}"
+            )
+        return (rules.default_operator_cap * source / target).quantize(Decimal("0.01"), rounding=ROUND_DOWN)
 
     # -- carried state ----------------------------------------------------------------------
     def state_key(self, bet: Bet) -> str:

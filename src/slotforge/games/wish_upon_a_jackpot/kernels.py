@@ -1,6 +1,6 @@
-"""Wish Upon a Jackpot's compiled round: a 5x3, 20-line base game, the Fairy Godmother's wishes,
-and the Fairy Tale Bonus with its four features (Rumpelstiltskin's Deal Maker, Jack and the
-Beanstalk, 3 Little Pigs Free Spins, Rapunzel Free Spins).
+"""Wish Upon a Jackpot's compiled round: a 5x3, 20-line base game, the Fairy Godmother's wishes on
+any spin (base and free), and the Fairy Tale Bonus with its four features (Rumpelstiltskin's Deal
+Maker, Jack and the Beanstalk, 3 Little Pigs Free Spins, Rapunzel Free Spins).
 
 Units: a win unit is the line bet (a twentieth of the stake), so a line win in units is the
 paytable value and a prize of N x stake is 20 N units.
@@ -43,6 +43,9 @@ PIG_EVENTS = ("none", "pig_1", "pig_2", "pig_3", "wolf")
 NO_PIG, WOLF = 0, 4
 OFFERS = 5  # the Deal Maker's offers; the last is paid
 GODMOTHER_APPEARS = 0  # index of the "godmother" draw's outcomes: appears, stays away
+BONUS_FOLLOWS = 0  # index of the "godmother_bonus" draw's outcomes: the bonus follows, it does not
+# What the Fairy Godmother's appearance brings (see godmother_wish): no wish, or a wish's cells.
+NO_WISH, WISH_REFUSED, WISH_WAITS = 0, -1, -2
 BEAN_GROWS = 0  # index of the "bean" draw's outcomes: grows, COLLECT
 
 # Draw ids (the game's draw_names order).
@@ -58,7 +61,8 @@ BEAN_GROWS = 0  # index of the "bean" draw's outcomes: grows, COLLECT
     DRAW_BEAN,
     DRAW_EGG,
     DRAW_PIG,
-) = range(11)
+    DRAW_GODMOTHER_BONUS,
+) = range(12)
 
 # Decision ids (the game's decisions order) and the Deal Maker's options.
 DECISION_STORYBOOK, DECISION_ORB, DECISION_BEAN, DECISION_EGG, DECISION_DEAL = range(5)
@@ -87,6 +91,7 @@ F_PIG = 8  # pig event, cell mask turned WILD, WILDs standing
 F_PRINCE = 9  # tower level, multiplier
 F_FREE_SPINS = 10  # feature, spins (3 Little Pigs; 0 for Rapunzel: until the top)
 F_BONUS_WINNINGS = 11  # feature, units paid
+F_APPEARS = 12  # the Fairy Godmother appears: whether her bonus follows (1) or not (0), reel mode
 
 # WIN event kinds (row[1]): kind, count, units.
 W_DEAL, W_BEANSTALK, W_EGG = range(3)
@@ -117,6 +122,8 @@ TALLY = (
     "wish_pinocchio",
     "wish_gingerbread_man",
     *(f"deal_taken_{n}" for n in range(1, OFFERS + 1)),
+    "godmother_bonus",
+    "free_wish_win",
 )
 (
     T_BASE_WIN,
@@ -138,6 +145,8 @@ TALLY = (
 ) = range(16)
 T_WISH = 16  # + wish
 T_DEAL_TAKEN = 19  # + offer index
+T_GODMOTHER_BONUS = 24  # appearances the bonus followed (T_GODMOTHER counts every appearance)
+T_FREE_WISH_WIN = 25  # what free spins a wish came in paid, units (multiplier included)
 
 
 class Tables(NamedTuple):
@@ -149,7 +158,8 @@ class Tables(NamedTuple):
     rapunzel: ReelSet
     rows: RowMasks
     carries: np.ndarray  # bool[mode, reel, symbol]: what a forced screen may show there
-    godmother: np.ndarray  # int64[2]: cumulative weights of appears, stays away
+    godmother: np.ndarray  # int64[2]: cumulative weights of appears, stays away (on any spin)
+    godmother_bonus: np.ndarray  # int64[2]: cumulative weights of the bonus follows, it does not
     wishes: np.ndarray  # int64[WISHES]: cumulative weights
     puss: np.ndarray  # int64[cells]: the cells Puss in Boots turns WILD, by the cell he lands on
     pinocchio_wilds: np.ndarray  # int64[]: how many cells Pinocchio may turn WILD
@@ -241,13 +251,15 @@ def reshow(log, row, window):
 
 
 @kernel
-def turn_wild(window, cells, wild, bonus):
-    """Turn the cells of mask ``cells`` WILD; a BONUS stays a BONUS."""
+def turn_wild(window, cells, params):
+    """Turn the cells of mask ``cells`` WILD; a BONUS stays a BONUS and a PRINCE a PRINCE (no
+    WILD ever takes a Fairy Tale Bonus or a climb of the tower away)."""
     rows, reels = window.shape
+    wild, bonus, prince = params[P_WILD], params[P_BONUS], params[P_PRINCE]
     for cell in range(rows * reels):
         if (cells >> cell) & 1:
             row, reel = cell // reels, cell % reels
-            if window[row, reel] != bonus:
+            if window[row, reel] != bonus and window[row, reel] != prince:
                 window[row, reel] = wild
 
 
@@ -338,6 +350,37 @@ def wish_cells(tables, outcomes, log, work, tally):
     return mask
 
 
+@entry
+def godmother_wish(tables, outcomes, log, work, tally, mode, win):
+    """The Fairy Godmother has appeared on a spin of reel ``mode`` (its step already shown): the
+    chance that her bonus follows is drawn then and there, and both draws are recorded. When it
+    follows, the orb pick waits for the player (``win``: what the round has won so far) and the
+    wish is drawn.
+
+    Returns the wish's cells (a mask), ``NO_WISH`` when the bonus does not follow, ``WISH_WAITS``
+    while the orb pick waits, ``WISH_REFUSED`` when a script was refused.
+    """
+    tally[T_GODMOTHER] += 1
+    follows = draw_weighted(outcomes, DRAW_GODMOTHER_BONUS, tables.godmother_bonus) == BONUS_FOLLOWS
+    events.emit(log, events.FEATURE, F_APPEARS, 1 if follows else 0, mode)
+    if not follows:
+        return NO_WISH
+    tally[T_GODMOTHER_BONUS] += 1
+    orb = decide(outcomes, log, DECISION_ORB, every_option(tables.params[P_ORBS]), win, first_option)
+    if orb == WAIT:
+        return WISH_WAITS
+    if orb < 0:
+        return WISH_REFUSED
+    events.emit(log, events.FEATURE, F_GODMOTHER, orb)
+    return wish_cells(tables, outcomes, log, work, tally)
+
+
+@kernel
+def appears(tables, outcomes):
+    """Whether the Fairy Godmother appears on this spin (drawn on every spin, in any mode)."""
+    return draw_weighted(outcomes, DRAW_GODMOTHER, tables.godmother) == GODMOTHER_APPEARS
+
+
 @kernel
 def base_spin(tables, bet, outcomes, log, work, tally):
     """Land and pay the base game's spin, with the Fairy Godmother's wish when she appears.
@@ -350,7 +393,7 @@ def base_spin(tables, bet, outcomes, log, work, tally):
     forced = land(tables.base, outcomes, work, events.recording(log))
     if forced and not check_screen(tables, MODE_BASE, window, work.info, outcomes.cursors[0] - 1):
         return events.REJECTED, 0, False
-    if draw_weighted(outcomes, DRAW_GODMOTHER, tables.godmother) != GODMOTHER_APPEARS:
+    if not appears(tables, outcomes):
         events.emit_step(log, events.BASE, MODE_BASE, 0, 0, window)
         if forced:
             win = pay_window(tables, window, enabled, 1, log, work)
@@ -368,32 +411,41 @@ def base_spin(tables, bet, outcomes, log, work, tally):
 
 @entry
 def godmother_spin(tables, bet, outcomes, log, work, tally, forced):
-    """A base spin the Fairy Godmother appeared on: the orb pick waits for the player, then the
-    wish changes the screen before it is evaluated."""
+    """A base spin the Fairy Godmother appeared on: when her bonus follows, the orb pick waits for
+    the player, then the wish changes the screen before it is evaluated."""
     params = tables.params
     window = work.window
     if not forced:
         fill_window(tables.base, work.stops, window)
     row = show(log, events.BASE, MODE_BASE, 0, 0, window)
-    tally[T_GODMOTHER] += 1
-    orb = decide(outcomes, log, DECISION_ORB, every_option(params[P_ORBS]), 0, first_option)
-    if orb == WAIT:
+    cells = godmother_wish(tables, outcomes, log, work, tally, MODE_BASE, 0)
+    if cells == WISH_WAITS:
         return events.AWAITING, 0, False
-    if orb < 0:
-        return events.REJECTED, 0, False
-    events.emit(log, events.FEATURE, F_GODMOTHER, orb)
-    cells = wish_cells(tables, outcomes, log, work, tally)
-    if cells < 0:
+    if cells == WISH_REFUSED:
         return events.REJECTED, 0, False
     bonus = params[P_BONUS]
-    turn_wild(window, cells, params[P_WILD], bonus)
-    reshow(log, row, window)
+    if cells != NO_WISH:
+        turn_wild(window, cells, params)
+        reshow(log, row, window)
     win = pay_window(tables, window, enabled_lines(bet[B_LINES]), 1, log, work)
-    tally[T_WISH_WIN] += win
+    if cells != NO_WISH:
+        tally[T_WISH_WIN] += win
     triggered = (
         window_shows(window, 0, bonus) > 0 and window_shows(window, 2, bonus) > 0 and window_shows(window, 4, bonus) > 0
     )
     return events.COMPLETE, win, triggered
+
+
+@entry
+def free_wish(tables, outcomes, log, work, tally, mode, row, win):
+    """The Fairy Godmother on a free spin (its screen in ``work.window``, shown at step ``row``):
+    her wish, when her bonus follows, turns cells WILD for this spin only. Returns the cells
+    turned (``NO_WISH`` for none), or ``WISH_WAITS``/``WISH_REFUSED``."""
+    cells = godmother_wish(tables, outcomes, log, work, tally, mode, win)
+    if cells > 0:
+        turn_wild(work.window, cells, tables.params)
+        reshow(log, row, work.window)
+    return cells
 
 
 # -- the Fairy Tale Bonus --------------------------------------------------------------------
@@ -419,11 +471,11 @@ def fairy_tale_bonus(tables, bet, outcomes, log, work, tally, win):
         tally[T_BEANSTALK] += 1
         tally[T_BEANSTALK_WIN] += won
     elif feature == PIGS:
-        status, won = three_little_pigs(tables, bet, outcomes, log, work, tally)
+        status, won = three_little_pigs(tables, bet, outcomes, log, work, tally, win)
         tally[T_PIGS] += 1
         tally[T_PIGS_WIN] += won
     else:
-        status, won = rapunzel(tables, bet, outcomes, log, work, tally)
+        status, won = rapunzel(tables, bet, outcomes, log, work, tally, win)
         tally[T_RAPUNZEL] += 1
         tally[T_RAPUNZEL_WIN] += won
     return status, won
@@ -489,9 +541,10 @@ def beanstalk(tables, bet, outcomes, log, work, tally, win):
 
 
 @entry
-def three_little_pigs(tables, bet, outcomes, log, work, tally):
+def three_little_pigs(tables, bet, outcomes, log, work, tally, win):
     """Free spins on the pigs' reels: a pig turns cells WILD, which stay for the rest of the
-    feature, until the wolf blows them all away. Returns (status, units)."""
+    feature, until the wolf blows them all away; the Fairy Godmother may appear on any of them.
+    ``win`` is what the round has won before. Returns (status, units)."""
     params = tables.params
     enabled = enabled_lines(bet[B_LINES])
     window = work.window
@@ -519,25 +572,36 @@ def three_little_pigs(tables, bet, outcomes, log, work, tally):
         forced = land(tables.pigs, outcomes, work, True)
         if forced and not check_screen(tables, MODE_PIGS, window, work.info, outcomes.cursors[0] - 1):
             return events.REJECTED, 0
-        turn_wild(window, wilds, params[P_WILD], params[P_BONUS])
-        events.emit_step(log, events.FREE, MODE_PIGS, spin, spins - spin, window)
+        turn_wild(window, wilds, params)
+        row = show(log, events.FREE, MODE_PIGS, spin, spins - spin, window)
         if event != NO_PIG:
             events.emit(log, events.FEATURE, F_PIG, event, added, standing)
         tally[T_PIG_SPINS] += 1
         tally[T_PIG_WILDS] += standing
-        if wilds == 0 and not forced:
-            total += stop_line_wins(tables.pay, tables.pigs, work.stops, enabled, 1, log)
+        wish = NO_WISH
+        if appears(tables, outcomes):
+            wish = free_wish(tables, outcomes, log, work, tally, MODE_PIGS, row, win + total)
+            if wish == WISH_WAITS:
+                return events.AWAITING, 0
+            if wish == WISH_REFUSED:
+                return events.REJECTED, 0
+        if wilds == 0 and wish == NO_WISH and not forced:
+            won = stop_line_wins(tables.pay, tables.pigs, work.stops, enabled, 1, log)
         else:
-            total += pay_window(tables, window, enabled, 1, log, work)
+            won = pay_window(tables, window, enabled, 1, log, work)
+        if wish != NO_WISH:
+            tally[T_FREE_WISH_WIN] += won
+        total += won
     events.emit(log, events.FEATURE, F_BONUS_WINNINGS, PIGS, total)
     return events.COMPLETE, total
 
 
 @entry
-def rapunzel(tables, bet, outcomes, log, work, tally):
+def rapunzel(tables, bet, outcomes, log, work, tally, win):
     """Free spins on the enriched reels until the Prince reaches the top of the tower: each
     PRINCE on reel 5 climbs a level before the spin is paid at that level's multiplier; the
-    Bonus Winnings are paid at the top. Returns (status, units)."""
+    Bonus Winnings are paid at the top; the Fairy Godmother may appear on any of them. ``win`` is
+    what the round has won before. Returns (status, units)."""
     params = tables.params
     enabled = enabled_lines(bet[B_LINES])
     window = work.window
@@ -557,13 +621,25 @@ def rapunzel(tables, bet, outcomes, log, work, tally):
             climbed = tables.rapunzel.counts[4, work.stops[4], prince]
         level = min(level + climbed, top)
         multiplier = tables.ladder[level]
-        events.emit_step(log, events.FREE, MODE_RAPUNZEL, spin, 0, window)
+        row = show(log, events.FREE, MODE_RAPUNZEL, spin, 0, window)
         if climbed:
             events.emit(log, events.FEATURE, F_PRINCE, level, multiplier)
-        if forced:
-            total += pay_window(tables, window, enabled, multiplier, log, work)
+        wish = NO_WISH
+        if appears(tables, outcomes):
+            if not forced:
+                fill_window(tables.rapunzel, work.stops, window)
+            wish = free_wish(tables, outcomes, log, work, tally, MODE_RAPUNZEL, row, win + total)
+            if wish == WISH_WAITS:
+                return events.AWAITING, 0
+            if wish == WISH_REFUSED:
+                return events.REJECTED, 0
+        if forced or wish != NO_WISH:
+            won = pay_window(tables, window, enabled, multiplier, log, work)
         else:
-            total += stop_line_wins(tables.pay, tables.rapunzel, work.stops, enabled, multiplier, log)
+            won = stop_line_wins(tables.pay, tables.rapunzel, work.stops, enabled, multiplier, log)
+        if wish != NO_WISH:
+            tally[T_FREE_WISH_WIN] += won
+        total += won
     tally[T_RAPUNZEL_SPINS] += spin
     events.emit(log, events.FEATURE, F_BONUS_WINNINGS, RAPUNZEL, total)
     return events.COMPLETE, total

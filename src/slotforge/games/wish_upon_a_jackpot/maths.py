@@ -5,13 +5,15 @@ All figures are multiples of the stake.
 - **Line wins.** Reel stops are uniform and independent, so the cell a payline crosses on a reel
   shows the strip's symbol frequencies whatever its row; a line's expected win is a sum over
   the symbol tuples of one line (:func:`slotforge.maths.exact._expected_one_line`, the engine's
-  own evaluator). A cell turned WILD shows WILD, or BONUS with the strip's BONUS frequency (a
-  BONUS stays), so a line with the reels in a set ``S`` turned WILD is the same sum with those
-  reels' frequencies replaced: 32 sets, each computed once (:func:`wild_set_values`).
-- **The Fairy Godmother.** Her wishes choose their cells independently of the screen. For every
-  wish we enumerate its cell sets (Puss in Boots' 15 cells, Pinocchio's subsets, the Gingerbread
-  Man's reels) and, for every line, which of its reels they cover: the chance of each set ``S``
-  per line, summed over the lines (:func:`wish_line_value`).
+  own evaluator). A cell turned WILD shows WILD, or BONUS/PRINCE with the strip's frequency (a
+  BONUS or a PRINCE stays), so a line with the reels in a set ``S`` turned WILD is the same sum
+  with those reels' frequencies replaced: 32 sets, each computed once (:func:`wild_set_values`).
+- **The Fairy Godmother.** She appears on any spin (base, 3 Little Pigs, Rapunzel) with one
+  chance, and her bonus follows with another, drawn then: a spin is a wish spin with their
+  product. Her wishes choose their cells independently of the screen (and of the pigs' WILDs).
+  For every wish we enumerate its cell sets (Puss in Boots' 15 cells, Pinocchio's subsets, the
+  Gingerbread Man's five reels) and, for every line, which of its reels they cover: the chance of
+  each set ``S`` per line, summed over the lines (:func:`wish_line_value`, :func:`wish_mean`).
 - **The Fairy Tale Bonus.** Its chance is the product of reels 1, 3 and 5 showing a BONUS (a
   reel shows at most one, and a wish never removes one).
 - **Deal Maker.** Backward induction over the five offers, in exact fractions: the value of
@@ -20,9 +22,11 @@ All figures are multiples of the stake.
 - **Jack and the Beanstalk.** The chance of reaching each level is a product of grow chances.
 - **3 Little Pigs.** Pigs pick their cells uniformly among the cells not WILD and the wolf clears
   them all, so given n WILDs standing, their cells are a uniform n-set: a Markov chain over n,
-  each spin paying the expectation of a uniform n-set (:func:`pigs_value`).
+  each spin paying the expectation of a uniform n-set, joined with a wish's cells on a wish spin
+  (:func:`pigs_value`, :func:`with_uniform_set`).
 - **Rapunzel.** A chain over the tower's levels; the spin's line win is taken conditionally on
-  whether reel 5 shows PRINCE (which blocks lines through its cell), per row of reel 5.
+  whether reel 5 shows PRINCE (which blocks lines through its cell), per row of reel 5, with a
+  wish's cells on a wish spin.
 """
 
 from __future__ import annotations
@@ -55,18 +59,21 @@ def line_value(game, probs: np.ndarray) -> float:
 
 
 def wild_reel(game, probs: np.ndarray, reel: int) -> np.ndarray:
-    """``probs`` with the line's cell on ``reel`` turned WILD (a BONUS stays)."""
-    wild, bonus = (game.spec.symbol_id(code) for code in ("WILD", "BONUS"))
+    """``probs`` with the line's cell on ``reel`` turned WILD (a BONUS or a PRINCE stays)."""
+    wild, bonus, prince = (game.spec.symbol_id(code) for code in ("WILD", "BONUS", "PRINCE"))
     changed = probs.copy()
     changed[reel] = 0.0
     changed[reel, bonus] = probs[reel, bonus]
-    changed[reel, wild] = 1.0 - probs[reel, bonus]
+    changed[reel, prince] = probs[reel, prince]
+    changed[reel, wild] = 1.0 - probs[reel, bonus] - probs[reel, prince]
     return changed
 
 
-def wild_set_values(game, mode: str) -> np.ndarray:
-    """``[S]``: a line's expected win when the reels in bit set ``S`` show a WILD cell."""
-    base = symbol_probabilities(getattr(game.tables, mode), len(game.spec.symbols))
+def wild_set_values(game, mode: str, base: np.ndarray | None = None) -> np.ndarray:
+    """``[S]``: a line's expected win when the reels in bit set ``S`` show a WILD cell, the reels
+    showing what ``mode``'s strips show (or ``base[reel, symbol]``, a conditioned line)."""
+    if base is None:
+        base = symbol_probabilities(getattr(game.tables, mode), len(game.spec.symbols))
     values = np.zeros(SUBSETS)
     for subset in range(SUBSETS):
         probs = base
@@ -85,11 +92,13 @@ def line_subset(game, line: int, cells: int) -> int:
 
 def wish_line_value(game, cell_sets: list[tuple[float, int]], values: np.ndarray) -> float:
     """Expected line win (x stake) of a screen whose cells of a mask drawn from ``cell_sets``
-    ((chance, mask) pairs) are turned WILD."""
+    ((chance, mask) pairs) are turned WILD; ``values`` is ``[S]`` for every line alike, or
+    ``[line, S]``."""
     lines = game.tables.pay.line_rows.shape[0]
+    per_line = np.broadcast_to(values, (lines, SUBSETS))
     total = 0.0
     for chance, cells in cell_sets:
-        total += chance * sum(values[line_subset(game, line, cells)] for line in range(lines)) / lines
+        total += chance * sum(per_line[line, line_subset(game, line, cells)] for line in range(lines)) / lines
     return total
 
 
@@ -106,10 +115,51 @@ def wish_cell_sets(game) -> dict[str, list[tuple[float, int]]]:
 
 
 def pinocchio_value(game, values: np.ndarray) -> float:
-    """Pinocchio's line win (x stake): his WILDs are a uniform set of the drawn size."""
+    """Pinocchio's line win (x stake): his WILDs are a uniform set of the drawn size (a uniform
+    set treats every line alike, so ``[line, S]`` values are averaged over the lines)."""
+    if values.ndim == 2:
+        values = values.mean(axis=0)
     counts = game.features.godmother.pinocchio_wilds
     total = sum(counts.values())
     return sum(weight / total * uniform_set_value(values, n, game.cells) for n, weight in counts.items())
+
+
+def wish_values(game, values: np.ndarray) -> dict[str, float]:
+    """Each wish's expected line win (x stake) on a screen whose lines are worth ``values``
+    (``[S]`` or ``[line, S]``) with the reels in ``S`` WILD."""
+    sets = wish_cell_sets(game)
+    found = {name: wish_line_value(game, sets[name], values) for name in sets}
+    found["pinocchio"] = pinocchio_value(game, values)
+    return found
+
+
+def wish_mean(game, values: np.ndarray) -> float:
+    """A wish spin's expected line win (x stake): the wishes weighted as the orbs reveal them."""
+    g = game.features.godmother
+    total = sum(g.wishes.values())
+    found = wish_values(game, values)
+    return sum(g.wishes[name] / total * found[name] for name in k.WISHES)
+
+
+def wish_chance(game) -> float:
+    """The chance that a spin (any spin) is a wish spin: she appears and her bonus follows."""
+    g = game.features.godmother
+    return g.chance[0] / g.chance[1] * g.bonus_chance[0] / g.bonus_chance[1]
+
+
+def with_uniform_set(values: np.ndarray, wilds: int, cells: int) -> np.ndarray:
+    """``[S]``: a line's expected win with the reels in ``S`` WILD and, besides, ``wilds`` cells
+    of the screen, a uniform set (the pigs' WILDs), WILD: the line's own cells hold a given
+    set ``T`` of them with C(cells - 5, wilds - |T|) / C(cells, wilds)."""
+    joined = np.zeros(SUBSETS)
+    for inside in range(SUBSETS):
+        held = bin(inside).count("1")
+        if held > wilds:
+            continue
+        chance = math.comb(cells - REELS, wilds - held) / math.comb(cells, wilds)
+        for subset in range(SUBSETS):
+            joined[subset] += chance * values[subset | inside]
+    return joined
 
 
 def uniform_set_value(values: np.ndarray, wilds: int, cells: int) -> float:
@@ -174,11 +224,16 @@ def beanstalk_value(game) -> dict[str, float]:
 
 
 def pigs_value(game) -> dict[str, float]:
-    """3 Little Pigs' expected win (x stake): a chain over how many WILDs stand."""
+    """3 Little Pigs' expected win (x stake): a chain over how many WILDs stand; each spin is a
+    wish spin with the Fairy Godmother's chance."""
     pigs = game.features.three_little_pigs
     cells = game.cells
     values = wild_set_values(game, "pigs")
-    per_spin = np.array([uniform_set_value(values, n, cells) for n in range(cells + 1)])
+    wish = wish_chance(game)
+    per_spin = np.zeros(cells + 1)
+    for n in range(cells + 1):
+        standing = with_uniform_set(values, n, cells)
+        per_spin[n] = (1 - wish) * standing[0] + wish * wish_mean(game, standing)
     total = sum(pigs.events.values())
     move = np.zeros((cells + 1, cells + 1))
     for n in range(cells + 1):
@@ -199,7 +254,8 @@ def pigs_value(game) -> dict[str, float]:
 
 def rapunzel_value(game) -> dict[str, float]:
     """Rapunzel's expected win (x stake) and spins: each spin climbs with the chance ``q`` that
-    reel 5 shows PRINCE, and pays its line win at the level reached."""
+    reel 5 shows PRINCE, and pays its line win (a wish spin's with the Fairy Godmother's chance)
+    at the level reached."""
     tables = game.tables
     reelset = tables.rapunzel
     prince = game.spec.symbol_id("PRINCE")
@@ -210,16 +266,19 @@ def rapunzel_value(game) -> dict[str, float]:
     shows = reelset.counts[4, :length, prince] > 0
     q = float(shows.mean())
     lines = tables.pay.line_rows
+    wish = wish_chance(game)
 
     def conditional(group: np.ndarray) -> float:
+        """A spin's line win at x1 given that reel 5 shows a PRINCE (or not): reel 5's cell on a
+        line depends on the line's row there, and on a wish spin some reels are WILD."""
         stops = np.flatnonzero(group)
-        total = 0.0
-        for line in range(lines.shape[0]):
-            row = lines[line, 4]
+        by_row = []
+        for row in range(game.spec.grid.rows):
             probs = base.copy()
             probs[4] = np.bincount(strip[(stops + row) % length], minlength=symbols) / len(stops)
-            total += line_value(game, probs)
-        return total / lines.shape[0]
+            by_row.append(wild_set_values(game, "rapunzel", probs))
+        per_line = np.array([by_row[lines[line, 4]] for line in range(lines.shape[0])])
+        return (1 - wish) * float(per_line[:, 0].mean()) + wish * wish_mean(game, per_line)
 
     with_prince, without = conditional(shows), conditional(~shows)
     ladder = game.features.rapunzel.multipliers
@@ -239,12 +298,7 @@ def rtp_parts(game) -> dict[str, Any]:
     spec = game.spec
     g = game.features.godmother
     values = wild_set_values(game, "base")
-    godmother = g.chance[0] / g.chance[1]
-    wish_total = sum(g.wishes.values())
-    sets = wish_cell_sets(game)
-    wishes = {name: wish_line_value(game, sets[name], values) for name in sets}
-    wishes["pinocchio"] = pinocchio_value(game, values)
-    wish_mean = sum(g.wishes[name] / wish_total * wishes[name] for name in k.WISHES)
+    wishes = wish_values(game, values)
     bonus = spec.symbol_id("BONUS")
     trigger = 1.0
     for reel in (0, 2, 4):
@@ -256,9 +310,12 @@ def rtp_parts(game) -> dict[str, Any]:
     beans, pigs, tower = beanstalk_value(game), pigs_value(game), rapunzel_value(game)
     return {
         "line_plain": values[0],
-        "godmother": godmother,
+        "rapunzel_line_plain": wild_set_values(game, "rapunzel")[0],
+        "godmother_appears": g.chance[0] / g.chance[1],
+        "godmother_bonus": g.bonus_chance[0] / g.bonus_chance[1],
+        "godmother": wish_chance(game),
         "wishes": wishes,
-        "wish_mean": wish_mean,
+        "wish_mean": wish_mean(game, values),
         "trigger": trigger,
         "feature_chances": chances,
         "deal": deal,
@@ -310,7 +367,11 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
         "parts": parts,
         "published_rtp": float(game.spec.rtp),
         "strategies": every,
+        "fairy_godmother_appears": found["godmother_appears"],
+        "fairy_godmother_bonus_chance": found["godmother_bonus"],
         "fairy_godmother_frequency": found["godmother"],
+        "base_spin_x1_x_stake": found["line_plain"],
+        "rapunzel_spin_x1_x_stake": found["rapunzel_line_plain"],
         "fairy_tale_bonus_frequency": found["trigger"],
         "fairy_tale_bonus_one_in": 1 / found["trigger"],
         "feature_chances": found["feature_chances"],
@@ -332,7 +393,10 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
     report: dict[str, Any] = {
         "base_game": {"rtp": tally["base_win"] / stake, "wish_spins_rtp": tally["wish_win"] / stake},
         "fairy_godmother": {
-            "frequency": tally["godmother"] / rounds,
+            "appearances_per_round": tally["godmother"] / rounds,
+            "frequency": tally["godmother_bonus"] / rounds,
+            "bonus_share_of_appearances": tally["godmother_bonus"] / tally["godmother"] if tally["godmother"] else None,
+            "free_spins_wish_rtp": tally["free_wish_win"] / stake,
             **{wish: tally[f"wish_{wish}"] / rounds for wish in k.WISHES},
         },
         "fairy_tale_bonus": {"frequency": bonus / rounds, "one_in": rounds / bonus if bonus else None},
@@ -442,9 +506,11 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         "",
         "## Features (model tables)",
         "",
-        f"- Fairy Godmother: {f.godmother.chance[0]} in {f.godmother.chance[1]} base spins; wishes "
+        f"- Fairy Godmother: appears on {f.godmother.chance[0]} in {f.godmother.chance[1]} spins (base and free); "
+        f"her bonus follows {f.godmother.bonus_chance[0]} in {f.godmother.bonus_chance[1]} appearances: a wish on "
+        f"{found['godmother'] * 100:.4f}% of spins; wishes "
         f"{dict(f.godmother.wishes)}; Pinocchio's WILDs {dict(f.godmother.pinocchio_wilds)}; the Gingerbread "
-        f"Man's reels {f.godmother.gingerbread_reels}. Line win of a wish spin (x stake): "
+        f"Man's reels {f.godmother.gingerbread_reels}. Line win of a base wish spin (x stake): "
         + ", ".join(f"{name} {value:.4f}" for name, value in found["wishes"].items())
         + ".",
         f"- Fairy Tale Bonus: 1 in {1 / found['trigger']:.1f} base spins; features {dict(f.fairy_tale.features)}.",
@@ -454,7 +520,8 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         f"{found['beanstalk']['eggs_chance']:.5f}; mean {found['beanstalk']['value']:.4f} x stake.",
         f"- 3 Little Pigs: {f.three_little_pigs.spins} spins, events {dict(f.three_little_pigs.events)}; "
         f"{found['pigs']['wilds_per_spin']:.3f} WILDs standing per spin; mean {found['pigs']['value']:.4f} x stake.",
-        f"- Rapunzel: multipliers {f.rapunzel.multipliers} by tower level; PRINCE shows with "
+        f"- Rapunzel: enriched reels, a spin at x1 pays {found['rapunzel_line_plain']:.4f} x stake against the base "
+        f"reels' {found['line_plain']:.4f}; multipliers {f.rapunzel.multipliers} by tower level; PRINCE shows with "
         f"{found['rapunzel']['prince_chance']:.4f} per spin; {found['rapunzel']['spins']:.2f} spins and "
         f"{found['rapunzel']['value']:.4f} x stake on average.",
         "",

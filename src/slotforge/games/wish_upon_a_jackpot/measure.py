@@ -35,9 +35,9 @@ def play_parts(tables, bet, outcomes, log, work, tally, part, times, sums):
         elif part == k.BEANSTALK:
             status, won = k.beanstalk(tables, bet, outcomes, log, work, tally, no_win)
         elif part == k.PIGS:
-            status, won = k.three_little_pigs(tables, bet, outcomes, log, work, tally)
+            status, won = k.three_little_pigs(tables, bet, outcomes, log, work, tally, no_win)
         else:
-            status, won = k.rapunzel(tables, bet, outcomes, log, work, tally)
+            status, won = k.rapunzel(tables, bet, outcomes, log, work, tally, no_win)
         if status != events.COMPLETE:
             return status
         sums[0] += 1.0
@@ -68,10 +68,12 @@ def played(game, outcomes, part: int, times: int) -> dict[str, Any]:
 
 def base_mean(game, times: int, wish: str | None = None, seed: int = 1) -> dict[str, Any]:
     """Base spins' mean line win (x stake) with its 99% half-width: the game's own mix of spins,
-    or (``wish``) every spin with the Fairy Godmother granting that wish."""
+    or (``wish``) every spin with the Fairy Godmother appearing, her bonus following and granting
+    that wish."""
     draws: list[list[int]] = [[] for _ in game.draw_names]
     if wish is not None:
         draws[k.DRAW_GODMOTHER] = [k.GODMOTHER_APPEARS] * times
+        draws[k.DRAW_GODMOTHER_BONUS] = [k.BONUS_FOLLOWS] * times
         draws[k.DRAW_WISH] = [k.WISHES.index(wish)] * times
     outcomes = game.outcomes(xoshiro_stream([seed, 9]), Script(draws=draws), strategy=0)
     return played(game, outcomes, BASE_SPINS, times)

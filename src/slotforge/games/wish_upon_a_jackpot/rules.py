@@ -1,5 +1,5 @@
-"""Wish Upon a Jackpot: 5x3, 20 fixed lines, the Fairy Godmother's wishes on any base spin, and
-the Fairy Tale Bonus revealing Rumpelstiltskin's Deal Maker, Jack and the Beanstalk, 3 Little
+"""Wish Upon a Jackpot: 5x3, 20 fixed lines, the Fairy Godmother's wishes on any spin (base and
+free), and the Fairy Tale Bonus revealing Rumpelstiltskin's Deal Maker, Jack and the Beanstalk, 3 Little
 Pigs Free Spins or Rapunzel Free Spins.
 
 The compiled round is in :mod:`.kernels`; this module is the game's Python face: the model's
@@ -32,16 +32,18 @@ class BetOptions(Strict):
 
 
 class Godmother(Strict):
-    chance: tuple[int, int] = Field(description="she appears on a base spin with num/den")
+    chance: tuple[int, int] = Field(description="she appears on any spin (base and free) with num/den")
+    bonus_chance: tuple[int, int] = Field(description="her bonus follows an appearance with num/den, drawn then")
     wishes: dict[str, int] = Field(description="weights of puss_in_boots, pinocchio, gingerbread_man")
     pinocchio_wilds: dict[int, int] = Field(description="weights of how many cells Pinocchio turns WILD")
     gingerbread_reels: list[int] = Field(min_length=1, description="the reels (1-based) he may turn WILD, equally")
 
     @model_validator(mode="after")
     def _valid(self) -> Godmother:
-        num, den = self.chance
-        if not 0 < num < den < 2**32:
-            raise ValueError(f"chance: expected 0 < num < den < 2**32, got {[num, den]}")
+        for name in ("chance", "bonus_chance"):
+            num, den = getattr(self, name)
+            if not 0 < num <= den < 2**32:
+                raise ValueError(f"{name}: expected 0 < num <= den < 2**32, got {[num, den]}")
         if set(self.wishes) != set(k.WISHES):
             raise ValueError(f"wishes: expected a weight for each of {list(k.WISHES)}")
         check_weights(self.wishes)
@@ -149,6 +151,7 @@ class WishUponAJackpot(Game):
         "bean",
         "egg",
         "pig",
+        "godmother_bonus",
     )
     decisions = (
         Decision("storybook", options("book", 4)),
@@ -158,6 +161,7 @@ class WishUponAJackpot(Game):
         Decision("deal", ("take", "leave")),
     )
     strategies = ("best", "worst", "first", "last")
+    rtp_uses_strategy = True
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -185,6 +189,9 @@ class WishUponAJackpot(Game):
             rows=compile_row_masks(pay, spec.grid.rows),
             carries=self._carries(),
             godmother=cumulative([godmother.chance[0], godmother.chance[1] - godmother.chance[0]]),
+            godmother_bonus=cumulative(
+                [godmother.bonus_chance[0], godmother.bonus_chance[1] - godmother.bonus_chance[0]]
+            ),
             wishes=cumulative(godmother.wishes[w] for w in k.WISHES),
             puss=self._puss_cells(),
             pinocchio_wilds=np.array(list(godmother.pinocchio_wilds), dtype=np.int64),
@@ -241,8 +248,12 @@ class WishUponAJackpot(Game):
         g = self.features.godmother
         if any(n < 1 or n > self.cells for n in g.pinocchio_wilds):
             raise ModelError(f"{where}: features.godmother.pinocchio_wilds: expected counts from 1 to {self.cells}")
-        if any(not 1 <= r <= 5 for r in g.gingerbread_reels):
-            raise ModelError(f"{where}: features.godmother.gingerbread_reels: expected reels 1 to 5")
+        if sorted(g.gingerbread_reels) != [1, 2, 3, 4, 5]:
+            # "Reveal the Gingerbread Man and turn any reel WILD": every reel, each once.
+            raise ModelError(
+                f"{where}: features.godmother.gingerbread_reels: expected [1, 2, 3, 4, 5] (any reel), "
+                f"got {g.gingerbread_reels}"
+            )
 
     @staticmethod
     def _shows_two(strip: list[str], symbol: str) -> bool:
@@ -314,9 +325,13 @@ class WishUponAJackpot(Game):
             if raw not in named[name]:
                 raise ScriptError(f"draws.{name}: expected one of {list(named[name])}, got {raw!r}")
             return named[name].index(raw)
-        if name in ("godmother", "bean"):
+        if name in ("godmother", "godmother_bonus", "bean"):
             if not isinstance(raw, bool):
-                what = "true (she appears) or false" if name == "godmother" else "true (it grows) or false (COLLECT)"
+                what = {
+                    "godmother": "true (she appears) or false",
+                    "godmother_bonus": "true (her bonus follows) or false",
+                    "bean": "true (it grows) or false (COLLECT)",
+                }[name]
                 raise ScriptError(f"draws.{name}: expected {what}, got {raw!r}")
             return 0 if raw else 1
         listed = {
@@ -343,6 +358,8 @@ class WishUponAJackpot(Game):
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
         code, a, b, c = (int(x) for x in row[1:5])
         money = lambda units: format_money(bet.amount(units))  # noqa: E731
+        if code == k.F_APPEARS:
+            return {"type": "fairy_godmother_appears", "bonus": bool(a), "during": k.MODE_NAMES[b]}
         if code == k.F_GODMOTHER:
             return {"type": "fairy_godmother", "orb": self.decisions[k.DECISION_ORB].options[a]}
         if code == k.F_WISH:
