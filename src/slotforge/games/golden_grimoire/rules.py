@@ -31,7 +31,7 @@ from slotforge.engine.evaluate import (
     stop_line_wins,
 )
 from slotforge.engine.game import Game, Operator, RtpOptions, ScriptError
-from slotforge.engine.jit import kernel, loop
+from slotforge.engine.jit import entry, kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.masks import RowMasks, compile_row_masks, copy_stop_masks, recolour, screen_masks
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict, check_weights
@@ -388,7 +388,11 @@ def clear(cells):
             cells[row, reel] = 0
 
 
-@kernel
+# Compiled as a function of its own, not inlined into the round: inlined, the free spin would
+# copy the spin's helpers into the round once more, for a third of the game's compile time
+# (bench/bench_compile.py), while the call is made once per feature, not once per spin
+# (about 4% of rounds/s, bench/compare.py).
+@entry
 def free_spins(tables, enabled, outcomes, log, work, tally):
     """The whole free-spins feature (no retriggers); returns its total win units."""
     award = tables.params[P_AWARD]
