@@ -227,17 +227,22 @@ def pgbench(clients: int, seconds: float) -> float:
     raise SystemExit(f"pgbench printed no tps: {done.stdout[-500:]}")
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU time the processes have used so far (from /proc)."""
+def cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """User and system CPU time each process has used so far (from /proc)."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    used = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:  # ended meanwhile
             continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+        used[pid] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return used
+
+
+def cpu_since(before: dict[int, float], pids: list[int]) -> float:
+    """CPU seconds the processes used since ``before`` (a process started since: all of its own)."""
+    return sum(used - before.get(pid, 0.0) for pid, used in cpu_seconds(pids).items())
 
 
 def session_pids(leader: int) -> list[int]:
@@ -272,10 +277,10 @@ async def measure(port: int, key: str, count: int, seconds: float, seamless: boo
         tokens = await players(client, key, count, seamless)
     await load(port, tokens, 1.0, rounds=True, game=game)  # warm up
     health = await load(port, tokens, seconds, rounds=False)
-    server, database = session_pids(server_pid), database_pids(database_url)
-    used = cpu_seconds(server), cpu_seconds(database)
+    server, database = cpu_seconds(session_pids(server_pid)), cpu_seconds(database_pids(database_url))
     played = await load(port, tokens, seconds, rounds=True, game=game)
-    server_cpu, database_cpu = cpu_seconds(server) - used[0], cpu_seconds(database) - used[1]
+    server_cpu = cpu_since(server, session_pids(server_pid))
+    database_cpu = cpu_since(database, database_pids(database_url))
     return {
         "rounds_per_second": len(played) / seconds,
         "p50_ms": percentile(played, 0.50) * 1000,
@@ -412,7 +417,7 @@ def main() -> None:
     unknown = sorted(set(chosen) - set(CONFIGURATIONS))
     if unknown:
         parser.error(f"--configurations: unknown {unknown}; expected any of {list(CONFIGURATIONS)}")
-    say = (lambda *_: None) if args.json else print
+    say = (lambda *_, **__: None) if args.json else print
     say(f"{args.players} players, {args.seconds:.0f} s each, default bets, gamble off, "
         f"{args.workers} server process(es)")
     limit = pgbench(args.players, args.seconds)

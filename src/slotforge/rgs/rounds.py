@@ -19,6 +19,11 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
    so it is not stored twice), unless the key is there already;
 7. one commit, and the answer built around the record's JSON bytes as stored.
 
+On SQLite steps 3 to 6 are four statements (calls inside the process); on PostgreSQL, where each
+statement is a round trip, 2 and 3 are one statement and 4 to 6 another (common table
+expressions). A round still waiting for a decision also stores its answer as sent, as the round
+will change.
+
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
 decision, the key answered already), the transaction is rolled back and :func:`refusal` finds
 out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
