@@ -9,7 +9,16 @@ import time
 
 import pytest
 
-from slotforge.games.warmup import COMPILING, FAILED, READY, Warmup, compile_games, compile_lock
+from slotforge.games import REGISTRY
+from slotforge.games.warmup import (
+    COMPILING,
+    FAILED,
+    READY,
+    Warmup,
+    compile_games,
+    compile_lock,
+    compile_order,
+)
 
 
 def test_the_compile_lock_lets_one_holder_at_a_time():
@@ -42,6 +51,13 @@ def test_another_games_lock_does_not_wait():
         thread = threading.Thread(target=lambda: (compile_lock("golden-grimoire").__enter__(), got.set()))
         thread.start()
         assert got.wait(5)
+
+
+def test_the_longest_compile_starts_first_and_a_game_not_measured_last():
+    lobby_order = list(REGISTRY)
+    order = compile_order([*lobby_order, "a-new-game"])
+    assert order[0] == "wish-upon-a-jackpot" and order[-1] == "a-new-game"
+    assert sorted(order) == sorted([*lobby_order, "a-new-game"])  # every game, once
 
 
 def test_compiling_reports_each_game_and_a_failure_is_a_failure_not_a_hang():
