@@ -347,7 +347,7 @@ def test_ctrl_c_stops_a_simulation_and_prints_what_ran(workers):
     assert process.returncode == 0
     report = json.loads(stdout)
     assert report["interrupted"] is True
-    assert 0 < report["rounds"] < 10**18 and report["rounds"] % (1 << 20) == 0
+    assert 0 < report["rounds"] < 10**12 and report["rounds"] % (1 << 20) == 0
 
 
 def test_ctrl_c_twice_and_more_still_ends_cleanly_with_the_figures():

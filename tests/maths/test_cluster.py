@@ -13,7 +13,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from slotforge.cli import app
+from slotforge.cli import MAX_ROUNDS, app
 from slotforge.engine.game import RtpOptions
 from slotforge.games import load_game
 from slotforge.maths.cluster import parse_address
@@ -83,7 +83,7 @@ def test_ctrl_c_on_a_terminal_stops_a_cluster_run_and_prints_what_ran():
         "simulate",
         "dynasty",
         "-n",
-        str(10**18),
+        str(MAX_ROUNDS),
         "--cluster",
         "local:2",
         "--json",
@@ -108,7 +108,7 @@ def test_ctrl_c_on_a_terminal_stops_a_cluster_run_and_prints_what_ran():
     assert process.returncode == 0, stderr
     report = json.loads(stdout)
     assert report["interrupted"] is True and report["workers"] == 2
-    assert 0 < report["rounds"] < 10**18 and report["rounds"] % (1 << 20) == 0
+    assert 0 < report["rounds"] < MAX_ROUNDS and report["rounds"] % (1 << 20) == 0
     assert 0.5 < report["rtp"] < 1.5
 
 

@@ -85,7 +85,7 @@ def served(tmp_path_factory) -> Iterator[Served]:
     log = open(folder / "server.log", "w")
     config = folder / "settings.toml"
     config.write_text(BRISK)
-    process = subprocess.Popen([sys.executable, "-m", "slotforge.cli", "serve", "--qa", "--port", str(port),
+    process = subprocess.Popen([sys.executable, "-m", "slotforge.cli", "serve", "--qa", "--access-log", "--port", str(port),
                                 "--database", database_url, "--config", str(config)],
                                env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
