@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 
 import numpy as np
 import pytest
@@ -78,6 +79,19 @@ def test_an_awaiting_round_resumes_with_the_second_decision(game):
     assert (done["status"], done["total_win"]) == ("complete", "5.00")
     assert done["inputs"]["choices"] == ["right", "keep"]
     assert rounds.replay(game, done)[0]
+
+
+# -- the round's result, as a server reads it ---------------------------------------------------
+def test_a_round_result_carries_what_its_record_says_read_once(game):
+    script = rounds.parse_script(game, {"screens": [QUIET], "choices": ["right"], "draws": {"coin": ["heads"]}})
+    waiting = rounds.play_round(game, None, script=script, state={"meters": {"1": 2}}, source=rounds.seeded_words(5))
+    assert (waiting.status, waiting.complete, waiting.decision) == ("awaiting", False, "double")
+    assert waiting.options == ("keep", "double")
+    assert waiting.total_win == Decimal(waiting.record["total_win"]) == Decimal("15.00")  # 5 + the meter's 10
+    assert json.loads(waiting.encoded) == waiting.record  # the bytes stored and sent are the record
+    done = rounds.resume_round(game, waiting.record, "keep", source=rounds.seeded_words(5))
+    assert (done.status, done.decision, done.options, done.total_win) == ("complete", None, (), Decimal("15.00"))
+    assert done.state == {"meters": {"1": 0}} and not done.progressive_won and not done.feature_played
 
 
 # -- carried state -------------------------------------------------------------------------------

@@ -333,6 +333,9 @@ def test_the_mega_is_paid_by_the_pool(game):
     screens = [TRIGGER, *fill_to_fourteen(), bonus_screen(14)]
     record = play(game, screens, {"bonus_cell": [0, 1, 2]}, ["start_bonus"])
     assert events_of(record, "jackpot")[0] == {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
+    result = rounds.RoundResult.of(record)
+    assert result.progressive_won and result.feature_played  # what the server pays the pool's share on
+    assert not rounds.RoundResult.of(play(game, [QUIET])).progressive_won
     pool = InMemoryPool(game.pool_config())
     assert game.pool_config() == PoolConfig()  # the model states the published arithmetic
     pool.contribute("earlier", Decimal("1000.00"))

@@ -58,7 +58,7 @@ def test_the_round_is_given_the_converted_cap_in_units(moon):
 
 
 def test_an_unconvertible_cap_refuses_the_gambles_start_but_not_collect(moon):
-    waiting = {"awaiting": {"decision": "gamble", "options": ["collect", "sun", "moon"], "win": "2.00"}}
+    waiting = "gamble"  # the decision the round waits for
     with pytest.raises(ApiError) as refused:
         refuse_gamble_start(moon, waiting, "sun", "SEK", rate_of)
     assert refused.value.status == 403 and refused.value.code == "GAMBLE_NOT_ALLOWED"

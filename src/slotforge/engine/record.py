@@ -6,7 +6,7 @@ the current step, an event a client shows, or the decision the round waits for.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
@@ -125,7 +125,38 @@ class RecordBuilder:
                     "value": self.game.describe_draw(name, int(row[2]))})
 
 
-def build_record(game: Game, bet: Bet, log: np.ndarray, status: int, win_units: int) -> dict[str, Any]:
+class RoundRecord(TypedDict, total=False):
+    """A round record's fields (docs/scripts.md): what the engine made, stored and shown as is."""
+
+    game: str
+    model: str
+    code: str
+    bet: dict[str, Any]
+    total_bet: str  # an amount, e.g. "1.00"
+    total_win: str  # so far, while the round waits for a choice
+    status: Literal["complete", "awaiting"]
+    awaiting: dict[str, Any] | None  # the decision the round waits for
+    steps: list[dict[str, Any]]
+    state: dict[str, Any]  # carried to the player's next round of the game
+    inputs: dict[str, Any]  # everything that replays the round
+
+
+FEATURE_STEP_KINDS = frozenset({"free", "bonus"})  # the steps of a free spin or a bonus game
+
+
+def plays_feature(record: RoundRecord) -> bool:
+    """Whether a round played a feature: a free spin or a bonus game."""
+    return any(step["kind"] in FEATURE_STEP_KINDS for step in record.get("steps", []))
+
+
+def wins_progressive(record: RoundRecord) -> bool:
+    """Whether a round won its game's progressive jackpot for the pool to pay (an event marked
+    ``"progressive": true, "paid_by": "jackpot_pool"``; fun play's full grid pays nothing)."""
+    return any(event.get("progressive") and event.get("paid_by") == "jackpot_pool"
+               for step in record.get("steps", []) for event in step.get("events", []))
+
+
+def build_record(game: Game, bet: Bet, log: np.ndarray, status: int, win_units: int) -> RoundRecord:
     """The round record of an event log."""
     builder = RecordBuilder(game, bet)
     builder.read(events.rows(log))

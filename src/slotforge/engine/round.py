@@ -13,14 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from functools import cached_property
+from typing import Any, Literal
 
 import numpy as np
+import orjson
 
 from slotforge.engine import events, rng
 from slotforge.engine.bet import format_money
 from slotforge.engine.game import Game, Operator, ScriptError
-from slotforge.engine.record import build_record
+from slotforge.engine.record import RoundRecord, build_record, plays_feature, wins_progressive
 
 WordSource = Callable[[int], np.ndarray]
 
@@ -117,6 +119,50 @@ def no_more_words(count: int) -> np.ndarray:
     raise ScriptError("random: the recorded words ran out before the round ended; the record does not match")
 
 
+@dataclass(frozen=True)
+class RoundResult:
+    """A played round as its caller needs it: the record, and what a server acts on read off it
+    once, so that nobody reads the record back by its keys and event names."""
+
+    record: RoundRecord
+    status: Literal["complete", "awaiting"]
+    total_win: Decimal  # the game's win in money (so far, while the round waits for a choice)
+    decision: str | None  # what the round waits for ("gamble", "pick", ...), None once complete
+    options: tuple[str, ...]  # the choices it offers, the safe one first (none once complete)
+    feature_played: bool  # free spins or a bonus game (an autoplay plan may stop on it)
+    progressive_won: bool  # the pool pays a progressive jackpot on top of ``total_win``
+    state: dict[str, Any]  # carried to the player's next round of the game
+
+    @classmethod
+    def of(cls, record: RoundRecord) -> RoundResult:
+        """The result a record describes."""
+        waiting_for = record.get("awaiting") or {}
+        return cls(record=record, status=record["status"], total_win=Decimal(record["total_win"]),
+                   decision=waiting_for.get("decision"), options=tuple(waiting_for.get("options", ())),
+                   feature_played=plays_feature(record),
+                   progressive_won=wins_progressive(record), state=record.get("state") or {})
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+    @cached_property
+    def encoded(self) -> bytes:
+        """The record as JSON, encoded once: the same bytes are stored and sent."""
+        return orjson.dumps(self.record)
+
+
+def play_round(game: Game, bet: dict[str, Any] | None = None, **options: Any) -> RoundResult:
+    """:func:`play`, as a :class:`RoundResult`."""
+    return RoundResult.of(play(game, bet, **options))
+
+
+def resume_round(game: Game, record: RoundRecord, choice: str,
+                 source: WordSource = rng.secure_words) -> RoundResult:
+    """:func:`resume`, as a :class:`RoundResult`."""
+    return RoundResult.of(resume(game, record, choice, source))
+
+
 def play(
     game: Game,
     bet: dict[str, Any] | None = None,
@@ -127,7 +173,7 @@ def play(
     source: WordSource = rng.secure_words,
     operator: Operator = Operator(),
     state: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> RoundRecord:
     """Play one round and return its record.
 
     ``words`` are random words already drawn for this round (a resumed or replayed round);

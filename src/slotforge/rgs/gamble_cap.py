@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
-from typing import Any
 
 from slotforge.engine.game import GambleCapError, Game
 from slotforge.rgs.errors import ApiError
@@ -36,12 +35,12 @@ def gamble_limit(game: Game, limit: Decimal, currency: str, rate_of: Rates, fun:
     return limit if cap is None else min(limit, cap)
 
 
-def refuse_gamble_start(game: Game, record: dict[str, Any], choice: str, currency: str, rate_of: Rates,
+def refuse_gamble_start(game: Game, decision: str | None, choice: str, currency: str, rate_of: Rates,
                         fun: bool = False) -> None:
     """Refuse (403 GAMBLE_NOT_ALLOWED, field ``currency``) a real-money choice that starts or
-    continues a gamble whose cap the operator's rates cannot convert into ``currency``."""
-    awaiting = record.get("awaiting") or {}
-    if fun or awaiting.get("decision") != "gamble" or choice == COLLECT:
+    continues a gamble (the round's ``decision``) whose cap the operator's rates cannot convert
+    into ``currency``."""
+    if fun or decision != "gamble" or choice == COLLECT:
         return
     try:
         game.gamble_cap(currency, rate_of)

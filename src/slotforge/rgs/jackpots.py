@@ -52,13 +52,6 @@ def has_pool(game: Game) -> bool:
     return callable(getattr(game, "pool_config", None))
 
 
-def progressive_won(record: dict[str, Any]) -> bool:
-    """Whether a round record won its game's progressive jackpot for the pool to pay (an event
-    marked ``"progressive": true, "paid_by": "jackpot_pool"``; fun play's full grid pays nothing)."""
-    return any(event.get("progressive") and event.get("paid_by") == "jackpot_pool"
-               for step in record.get("steps", []) for event in step.get("events", []))
-
-
 def unavailable(message: str) -> ApiError:
     """The answer while the jackpot service cannot be reached: nothing was taken."""
     return ApiError(503, "JACKPOT_UNAVAILABLE", message, headers={"Retry-After": "1"})

@@ -4,7 +4,8 @@ transaction of at most five statements and one commit.
 Most rounds are the simplest kind: a player of the server's own wallet, no autoplay plan, no
 jackpot pool, no state carried between rounds. For those, :func:`play_straight` does, in order:
 
-1. runs the round function and encodes its record to JSON once (no lock is held yet: on SQLite
+1. runs the round function (a :class:`~slotforge.engine.round.RoundResult`) and encodes its
+   record to JSON once (no lock is held yet: on SQLite
    nothing slow runs under the database's one write lock);
 2. opens the write transaction: on PostgreSQL its first statement claims the idempotency key (an
    advisory lock, so a twin in another process answers 409 at once; SQLite's claim is a file lock
@@ -34,7 +35,6 @@ jackpots, carried state, a failing round function) takes the general path in
 from __future__ import annotations
 
 import logging
-from decimal import Decimal
 from typing import Any
 
 import orjson
@@ -147,17 +147,16 @@ def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runn
     server.check_key(key)
     with server.in_flight(auth.player_id, key):
         try:
-            record = runner.play(game, bet.as_json(), script=script, operator=server.operator_settings(auth))
+            result = runner.play_round(game, bet.as_json(), script=script, operator=server.operator_settings(auth))
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
         except Exception:
             log.exception("the round function failed (%s, player %s); played again on the general path",
                           game.code, auth.player_id)
             return None
-        encoded = orjson.dumps(record)
         for _ in range(RETRIES):
             try:
-                return 200, commit_round(server, auth, game, bet, record, encoded, key, fingerprint)
+                return 200, commit_round(server, auth, game, bet, result, key, fingerprint)
             except Refused:
                 answer = refusal(server, auth, game, to_minor(bet.total_bet, "bet"), key, fingerprint)
                 if answer is not None:
@@ -165,13 +164,13 @@ def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runn
         raise in_progress()
 
 
-def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, record: dict[str, Any], encoded: bytes,
-                 key: str, fingerprint: str) -> bytes:
+def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, result: runner.RoundResult, key: str,
+                 fingerprint: str) -> bytes:
     """The round's one transaction (steps 2 to 7 of the module's description); its answer."""
     now = server.now()
     stake = to_minor(bet.total_bet, "bet")
-    awaiting = record["status"] == "awaiting"
-    win = 0 if awaiting else to_minor(Decimal(record["total_win"]), "total_win")  # paid once decided
+    awaiting = not result.complete
+    win = 0 if awaiting else to_minor(result.total_win, "total_win")  # paid once decided
     least_ms = auth.jurisdiction.min_round_ms
     with server.claims.outside(auth.player_id, key), server.transaction() as conn:
         postgres = conn.dialect.name == "postgresql"
@@ -189,7 +188,7 @@ def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, record: dict[
         row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
                    status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
                    jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
-                   balance_before=balance + stake - win, balance_after=balance, record=encoded.decode(),
+                   balance_before=balance + stake - win, balance_after=balance, record=result.encoded.decode(),
                    started_at=now, finished_at=None if awaiting else now)
         stored = dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
                       body=None)  # the answer is the round as committed ...
@@ -205,20 +204,20 @@ def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, record: dict[
                 stored["round_id"] = conn.execute(STORE_KEY, stored).scalar()
         if row["id"] is None or stored["round_id"] is None:
             raise Refused
-        answer = answer_bytes(row, record, encoded)
+        answer = answer_bytes(row, result)
         if awaiting:  # ... unless the round is still open: it will change, the answer must not
             conn.execute(KEEP_ANSWER, {"p_player": auth.player_id, "p_key": key, "p_body": answer.decode()})
     return answer
 
 
-def answer_bytes(row: dict[str, Any], record: dict[str, Any], encoded: bytes) -> bytes:
+def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:
     """``{"round": RECORD and the server's fields, "balance"}`` around the record's bytes as
     stored: the same answer as :func:`~slotforge.rgs.service.round_answer` gives for the row."""
-    if row["status"] == "complete" and record["total_win"] != to_text(row["win"]):  # not the shown form
-        return orjson.dumps({"round": {**record, "total_win": to_text(row["win"]), **server_fields(row)},
+    if row["status"] == "complete" and result.record["total_win"] != to_text(row["win"]):  # not the shown form
+        return orjson.dumps({"round": {**result.record, "total_win": to_text(row["win"]), **server_fields(row)},
                              "balance": to_text(row["balance_after"])})
     fields = orjson.dumps(server_fields(row))
-    return (b'{"round":' + encoded[:-1] + b"," + fields[1:] + b',"balance":"'
+    return (b'{"round":' + result.encoded[:-1] + b"," + fields[1:] + b',"balance":"'
             + to_text(row["balance_after"]).encode() + b'"}')
 
 

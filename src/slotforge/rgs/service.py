@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from slotforge.engine import round as runner
@@ -30,7 +31,7 @@ from slotforge.rgs import gamble_cap
 from slotforge.rgs.claims import Claims, in_progress
 from slotforge.rgs.database import Writer
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
-from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool, progressive_won
+from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.lanes import Lanes
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
@@ -62,8 +63,6 @@ FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
 PLAY_PLACEHOLDER = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
     status=bindparam("p_status"), record=bindparam("p_record"), balance_before=bindparam("p_before"),
     balance_after=bindparam("p_after"), started_at=bindparam("p_now"))
-# Kinds of step that mean a feature was won (autoplay's stop_on_feature).
-FEATURE_STEPS = {"free", "bonus"}
 
 
 @dataclass(frozen=True)
@@ -319,22 +318,22 @@ class Server:
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
-            record = runner.play(game, bet.as_json(), script=script, operator=self.operator_settings(auth, game),
-                                state=state)
+            result = runner.play_round(game, bet.as_json(), script=script,
+                                       operator=self.operator_settings(auth, game), state=state)
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
-            self.insert_round(conn, row, {"game": game.code, "bet": bet.as_json(), "status": "void"})
+            self.insert_round(conn, row, orjson.dumps({"game": game.code, "bet": bet.as_json(), "status": "void"}))
             self.take_stake(conn, row, debit, now)
             return self.void(conn, row, "malfunction: the round function failed", now)
-        self.insert_round(conn, row, record)
+        self.insert_round(conn, row, result.encoded, awaiting=not result.complete)
         self.take_stake(conn, row, debit, now)
         if has_pool(game) and not auth.fun:
             self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now, rate=self.pool_rate(auth.currency),
                                      currency=auth.currency)
-        if record["status"] == "complete":
-            self.finish(conn, game, row, record, now, state)
+        if result.complete:
+            self.finish(conn, game, row, result, now, state)
         return 200, round_answer(row)
 
     def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str) -> tuple[int, dict[str, Any]]:
@@ -344,50 +343,50 @@ class Server:
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
                           "INVALID_CHOICE")
         game = self.playable(row["game"])
-        gamble_cap.refuse_gamble_start(game, json.loads(row["record"]), choice, auth.currency,
-                                       self.settings.jackpot_rate, auth.fun)
+        waiting = runner.RoundResult.of(json.loads(row["record"]))
+        gamble_cap.refuse_gamble_start(game, waiting.decision, choice, auth.currency, self.settings.jackpot_rate,
+                                       auth.fun)
         try:
-            record = runner.resume(game, json.loads(row["record"]), choice)
+            result = runner.resume_round(game, waiting.record, choice)
         except ScriptError as error:
             raise invalid("choice", f"choice: {error}", "INVALID_CHOICE") from error
         except Exception:
             log.exception("malfunction: resuming round %s", round_id)
             return self.void(conn, row, "malfunction: the round function failed", self.now())
-        return self.continue_round(conn, game, row, record)
+        return self.continue_round(conn, game, row, result)
 
     def continue_round(self, conn: Connection, game: Game, row: dict[str, Any],
-                       record: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+                       result: runner.RoundResult) -> tuple[int, dict[str, Any]]:
         """Store a resumed round's record; pay it if it is complete now."""
-        if record["status"] == "complete":
-            self.finish(conn, game, row, record, self.now())
+        if result.complete:
+            self.finish(conn, game, row, result, self.now())
         else:
-            row["record"] = json.dumps(record)
+            row["record"] = result.encoded.decode()
             conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(record=row["record"]))
         return 200, round_answer(row)
 
-    def finish(self, conn: Connection, game: Game, row: dict[str, Any], record: dict[str, Any], now: int,
+    def finish(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult, now: int,
                state_before: dict[str, Any] | None = None) -> None:
         """Pay a completed round (the progressive jackpot inside its win), keep its carried state.
         ``row`` is the round's row as it stands; it is brought up to date. ``state_before``, when
         known, spares writing carried state that did not change."""
         jackpot = 0
-        if progressive_won(record) and not row["fun"]:  # play money never claims a real pool
+        if result.progressive_won and not row["fun"]:  # play money never claims a real pool
             won = self.jackpots.claim(conn, game, row["id"], now, rate=self.pool_rate(row["currency"]),
                                       currency=row["currency"])
             jackpot = to_minor(won.payout, "jackpot")  # in the player's currency, at the claim's rate
-        win = to_minor(Decimal(record["total_win"]), "total_win") + jackpot
+        win = to_minor(result.total_win, "total_win") + jackpot
         balance = self.wallet_of(row).credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
         row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
-                   record=json.dumps(record))
+                   record=result.encoded.decode())
         if row.get("wallet_tx"):
             row["wallet_status"] = "credit_pending"
         conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
                                     "p_now": now, "p_record": row["record"]})
-        state = record.get("state") or {}
-        if carries_state(game) and state != state_before:
-            self.keep_state(conn, row["player_id"], game.code, state)
+        if carries_state(game) and result.state != state_before:
+            self.keep_state(conn, row["player_id"], game.code, result.state)
         if row["autoplay_id"] is not None:
-            self.count_autoplay(conn, row["autoplay_id"], row["stake"], win, record)
+            self.count_autoplay(conn, row["autoplay_id"], row["stake"], win, result.feature_played)
 
     def void(self, conn: Connection, row: dict[str, Any], reason: str, now: int) -> tuple[int, dict[str, Any]]:
         """Malfunction: refund the stake, mark the round void (in the caller's transaction)."""
@@ -401,10 +400,10 @@ class Server:
         return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
                      "refunded": True, "round": row["id"], "balance": to_text(balance)}
 
-    def insert_round(self, conn: Connection, row: dict[str, Any], record: dict[str, Any]) -> None:
-        """Insert the round ``row`` describes with ``record``; ``row`` gains its id, status and record.
-        A seamless round's placeholder (``row`` has its id) becomes the round."""
-        row.update(status="awaiting" if record.get("status") == "awaiting" else "open", record=json.dumps(record))
+    def insert_round(self, conn: Connection, row: dict[str, Any], record: bytes, awaiting: bool = False) -> None:
+        """Insert the round ``row`` describes with its ``record`` (JSON); ``row`` gains its id,
+        status and record. A seamless round's placeholder (``row`` has its id) becomes the round."""
+        row.update(status="awaiting" if awaiting else "open", record=record.decode())
         if "id" in row:
             conn.execute(PLAY_PLACEHOLDER, {"p_round": row["id"], "p_status": row["status"], "p_record": row["record"],
                                             "p_before": row["balance_before"], "p_after": row["balance_after"],
@@ -448,12 +447,12 @@ class Server:
         else:
             conn.execute(update(carried_state).where(*where).values(state=json.dumps(state)))
 
-    def count_autoplay(self, conn: Connection, autoplay_id: int, stake: int, win: int, record: dict[str, Any]) -> None:
+    def count_autoplay(self, conn: Connection, autoplay_id: int, stake: int, win: int, feature_played: bool) -> None:
         """Count a finished round against its autoplay plan and stop the plan on its conditions."""
         plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().one()
         played, net = plan["played"] + 1, plan["net"] + win - stake
         rules = json.loads(plan["plan"])
-        reason = autoplay_stop(rules, played, net, win, record)
+        reason = autoplay_stop(rules, played, net, win, feature_played)
         conn.execute(update(autoplays).where(autoplays.c.id == autoplay_id).values(
             played=played, net=net, stopped=plan["stopped"] or reason))
 
@@ -494,10 +493,10 @@ class Server:
             if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
                 return 0
             game = self.games[row["game"]]
-            record = json.loads(row["record"])
-            while record["status"] == "awaiting":
-                record = runner.resume(game, record, default_choice(record))
-            self.continue_round(conn, game, dict(row), record)
+            result = runner.RoundResult.of(json.loads(row["record"]))
+            while not result.complete:
+                result = runner.resume_round(game, result.record, default_choice(result))
+            self.continue_round(conn, game, dict(row), result)
             log.info("completed interrupted round %s with the default choices", round_id)
             return 1
 
@@ -525,17 +524,17 @@ def carries_state(game: Game) -> bool:
     return type(game).state_array is not Game.state_array
 
 
-def default_choice(record: dict[str, Any]) -> str:
+def default_choice(result: runner.RoundResult) -> str:
     """The choice made for a player who never came back: the first offered (games list the safe
     one first: collect, take it, start)."""
-    return record["awaiting"]["options"][0]
+    return result.options[0]
 
 
-def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, record: dict[str, Any]) -> str | None:
+def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, feature_played: bool) -> str | None:
     """The reason an autoplay plan stops after a round, or None to go on."""
     if rules.get("stop_on_any_win") and win > 0:
         return "any_win"
-    if rules.get("stop_on_feature") and any(step["kind"] in FEATURE_STEPS for step in record.get("steps", [])):
+    if rules.get("stop_on_feature") and feature_played:
         return "feature"
     if rules.get("single_win_at_least") and win >= to_minor(Decimal(rules["single_win_at_least"])):
         return "single_win_at_least"
