@@ -1,7 +1,7 @@
 """The game server: durable rounds per second and their latency, 32 players at once, in four
 configurations measured in the same run:
 
-    python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1]
+    python bench/bench_server.py [--seconds 10] [--players 32] [--backends sqlite,postgresql] [--workers 1,2]
                                  [--configurations internal,seamless,embedded,networked] [--json]
 
 The limit it is measured against: ``pgbench`` (PostgreSQL's own benchmark, its TPC-B-like
@@ -71,11 +71,17 @@ def start_wallet(folder: Path, port: int) -> subprocess.Popen:
     return process
 
 
-def check_free(port: int) -> None:
-    """Refuse to measure another program's server (other benchmarks may share the machine)."""
-    with socket.socket() as probe:
-        if probe.connect_ex(("127.0.0.1", port)) == 0:
+def check_free(port: int, patience: float = 10.0) -> None:
+    """Refuse to measure another program's server (other benchmarks may share the machine); the
+    previous configuration's worker processes get ``patience`` seconds to close the port."""
+    deadline = time.monotonic() + patience
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return
+        if time.monotonic() > deadline:
             raise SystemExit(f"port {port} is in use: choose another with --port (it and the next are used)")
+        time.sleep(0.2)
 
 
 def wait_for(url: str, process: subprocess.Popen, log: Path) -> None:
@@ -385,7 +391,7 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, set
 
 
 def describe(backend: str, label: str, figures: dict[str, float], reference: dict[str, float] | None) -> str:
-    line = (f"{backend:10} {label:9} {figures['rounds_per_second']:8,.0f} durable rounds/s "
+    line = (f"{backend:10} {label:12} {figures['rounds_per_second']:8,.0f} durable rounds/s "
             f"({figures['pgbench_ratio']:.2f}x pgbench)   p50 {figures['p50_ms']:6.1f} ms   "
             f"p99 {figures['p99_ms']:6.1f} ms   server CPU {figures['server_cpu_ms_per_round']:.2f} ms/round")
     if "database_cpu_ms_per_round" in figures:
@@ -407,7 +413,8 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=32)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--workers", type=int, default=1, help="server processes (slotforge serve --workers)")
+    parser.add_argument("--workers", default="1", help="server processes (slotforge serve --workers); several, "
+                        "comma-separated, measure each (e.g. 1,2: how the server scales out)")
     parser.add_argument("--configurations", default=",".join(CONFIGURATIONS),
                         help=f"any of {', '.join(CONFIGURATIONS)} (comma-separated)")
     parser.add_argument("--json", action="store_true", help="print the figures as a JSON list, one object per "
@@ -417,6 +424,12 @@ def main() -> None:
     unknown = sorted(set(chosen) - set(CONFIGURATIONS))
     if unknown:
         parser.error(f"--configurations: unknown {unknown}; expected any of {list(CONFIGURATIONS)}")
+    try:
+        process_counts = [int(count) for count in args.workers.split(",")]
+    except ValueError:
+        process_counts = [0]
+    if min(process_counts) < 1:
+        parser.error(f"--workers: expected whole numbers of processes from 1, comma-separated, got {args.workers!r}")
     say = (lambda *_, **__: None) if args.json else print
     say(f"{args.players} players, {args.seconds:.0f} s each, default bets, gamble off, "
         f"{args.workers} server process(es)")
@@ -424,16 +437,18 @@ def main() -> None:
     say(f"pgbench (TPC-B-like, {args.players} clients, {args.seconds:.0f} s): {limit:,.0f} transactions/s", flush=True)
     results = []
     for backend in args.backends.split(","):
-        measured: dict[str, dict[str, float]] = {}
-        for label in chosen:
-            setup = CONFIGURATIONS[label]
-            figures = bench(backend, args.players, args.seconds, args.port, args.workers, setup)
-            figures["pgbench_ratio"] = figures["rounds_per_second"] / limit
-            measured[label] = {**figures, "label": label}
-            say(describe(backend, label, figures, measured.get(setup.reference or "")), flush=True)
-            rounded = {name: round(value, 3) for name, value in figures.items()}
-            results.append({"backend": backend, "configuration": label, "workers": args.workers, **rounded,
-                            "pgbench_tps": round(limit, 1)})
+        for workers in process_counts:
+            measured: dict[str, dict[str, float]] = {}
+            for label in chosen:
+                setup = CONFIGURATIONS[label]
+                figures = bench(backend, args.players, args.seconds, args.port, workers, setup)
+                figures["pgbench_ratio"] = figures["rounds_per_second"] / limit
+                measured[label] = {**figures, "label": label}
+                shown = label if len(process_counts) == 1 else f"{label} x{workers}"
+                say(describe(backend, shown, figures, measured.get(setup.reference or "")), flush=True)
+                rounded = {name: round(value, 3) for name, value in figures.items()}
+                results.append({"backend": backend, "configuration": label, "workers": workers, **rounded,
+                                "pgbench_tps": round(limit, 1)})
     if args.json:
         print(json.dumps(results, indent=2))
 
