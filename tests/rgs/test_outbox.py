@@ -139,3 +139,31 @@ def test_a_receiver_taking_several_messages_acknowledges_them_in_one_call(databa
     with box.engine.connect() as conn:
         assert mail.pending(conn) == 0
     box.engine.dispose()
+
+
+def test_a_delivery_pass_never_walks_the_delivered_messages(database_url):
+    """Every pass reads the due messages; with thousands delivered before them it must still read
+    only the few owed (the partial index), or each pass grows with the outbox's history."""
+    box = opened(database_url, FakeClock())
+    delivered, owed = 3000, 5
+    with write_transaction(box.engine) as conn:
+        conn.execute(table.insert(), [dict(target="wallet", kind="credit", key=f"k{n}", payload="{}", created_at=n,
+                                           due_at=n, attempts=1, delivered_at=None if n >= delivered else n)
+                                      for n in range(delivered + owed)])
+    query = mail.due_query(["wallet"], now=10**12, batch=8)
+    with box.engine.connect() as conn:
+        assert [row.key for row in conn.execute(query)] == [f"k{n}" for n in range(delivered, delivered + owed)]
+        sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql("ANALYZE outbox")
+            plan = conn.exec_driver_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + sql).scalar()[0]["Plan"]
+            assert rows_read(plan) <= 2 * owed, plan
+        else:
+            plan = " ".join(row[-1] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
+            assert "ix_outbox_undelivered" in plan, plan
+
+
+def rows_read(plan: dict[str, Any]) -> int:
+    """The most rows any node of a PostgreSQL plan produced or read and threw away."""
+    own = plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)
+    return max(own, *(rows_read(child) for child in plan.get("Plans", [])), 0) if plan.get("Plans") else own

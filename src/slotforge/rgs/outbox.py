@@ -20,13 +20,13 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, Select, bindparam, delete, func, insert, select, update
 
 from slotforge.rgs.schema import outbox
 
@@ -181,11 +181,8 @@ class Outbox:
         """The messages due now, oldest first, for the targets this process delivers."""
         if not self._receivers:
             return []
-        query = (select(outbox).where(outbox.c.delivered_at.is_(None), outbox.c.due_at <= self.now(),
-                                      outbox.c.target.in_(self.targets))
-                 .order_by(outbox.c.id).limit(self.batch))
         with self.engine.connect() as conn:
-            return [message_of(row) for row in conn.execute(query).mappings()]
+            return [message_of(row) for row in conn.execute(due_query(self.targets, self.now(), self.batch)).mappings()]
 
     def deliver_due(self) -> int:
         """Try every due message once (``parallel`` at a time), then record every outcome in one
@@ -269,6 +266,14 @@ class Outbox:
                 return False
             if not self.deliver_due():
                 time.sleep(0.05)
+
+
+def due_query(targets: Iterable[str], now: int, batch: int) -> Select:
+    """The first ``batch`` messages for ``targets`` due at ``now``, oldest first (read through the
+    partial index of undelivered messages: the delivered ones are never walked)."""
+    return (select(outbox).where(outbox.c.delivered_at.is_(None), outbox.c.due_at <= now,
+                                 outbox.c.target.in_(list(targets)))
+            .order_by(outbox.c.id).limit(batch))
 
 
 def message_of(row: Any) -> Message:
