@@ -23,6 +23,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from slotforge.amounts import AmountText
+
 # -- amounts, times, ids --------------------------------------------------------------------------
 Money = Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]{2}$", examples=["12.50"],
                              description="an amount in whole cents, as decimal text")]
@@ -31,6 +33,8 @@ SignedMoney = Annotated[str, Field(pattern=r"^-?[0-9]+\.[0-9]{2}$", examples=["-
 # An amount of the engine's record: at least two decimals, more when a game pays fractions of a cent.
 RecordMoney = Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]{2,}$", examples=["0.20"],
                                    description="an amount as exact decimal text")]
+# An amount echoed as it was given (a plan's limit, a setting): the strict form requests take.
+GivenMoney = AmountText
 Ratio = Annotated[str, Field(pattern=r"^[0-9]+(\.[0-9]+)?$", examples=["0.9500"],
                              description="a return to player as exact decimal text (0.95 is 95%)")]
 Time = Annotated[str, Field(examples=["2026-12-02T23:33:58.903Z"], description="an ISO 8601 UTC time")]
@@ -149,20 +153,20 @@ class Round(Open):
 class RoundAnswer(Answer):
     """A round played or resumed: the round as committed and the balance after it."""
 
-    round: Round
+    round: Round = Field(description="the round as committed")
     balance: Money = Field(description="the player's balance after the round")
 
 
 class RoundPage(Answer):
     """Rounds, newest first, each with its full record."""
 
-    rounds: list[Round]
+    rounds: list[Round] = Field(description="the rounds, newest first")
 
 
 class VerifiedRound(Answer):
     """One round and whether replaying its inputs gives the same record."""
 
-    round: Round
+    round: Round = Field(description="the round as stored")
     verified: bool | None = Field(description="true: the replay matches; false: it does not; null: a void "
                                               "round (nothing was played)")
 
@@ -177,6 +181,8 @@ class FunSession(Answer):
 
 
 class AutoplayRules(Answer):
+    """What autoplay the jurisdiction allows."""
+
     allowed: bool = Field(description="autoplay is offered")
     max_rounds: int = Field(description="the most rounds a plan may have")
     loss_limit_required: bool = Field(description="a plan must set `cash_decrease`")
@@ -186,10 +192,10 @@ class JurisdictionRules(Answer):
     """The rules of the session's jurisdiction profile (docs/server.md), enforced by the server."""
 
     name: str = Field(description="the profile's name (`default`, `uk`, `ontario`, `malta` ...)")
-    autoplay: AutoplayRules
+    autoplay: AutoplayRules = Field(description="the autoplay rules")
     min_round_ms: int = Field(description="least time between the starts of two rounds")
     gamble: bool = Field(description="the gamble is offered")
-    max_stake: Money | None = Field(description="largest total bet of one round, or null")
+    max_stake: GivenMoney | None = Field(description="largest total bet of one round, or null")
     show_net_position: bool = Field(description="the client must show the net position")
     show_session_timer: bool = Field(description="the client must show the session's time")
     reality_check_s: int | None = Field(description="seconds between reality checks, or null")
@@ -202,8 +208,8 @@ class JurisdictionRules(Answer):
 class RtpRange(Answer):
     """The ends of a game's RTP when it depends on the player's strategy."""
 
-    min: Ratio
-    max: Ratio
+    min: Ratio = Field(description="the lowest RTP")
+    max: Ratio = Field(description="the highest RTP")
     min_strategy: str = Field(description="the strategy giving the lowest RTP")
     max_strategy: str = Field(description="the strategy giving the highest RTP")
     min_strategy_text: str = Field(description="the lowest one's strategy, in words")
@@ -233,8 +239,8 @@ class Session(Answer):
     balance: Money = Field(description="the balance (a seamless player's: the last one the operator's wallet "
                                        "reported)")
     wallet: WalletKind = Field(description="where the money is kept: this server, or the operator's wallet")
-    jurisdiction: JurisdictionRules
-    games: list[SessionGame]
+    jurisdiction: JurisdictionRules = Field(description="the session's jurisdiction and its rules")
+    games: list[SessionGame] = Field(description="the games offered, with their bets")
     open_rounds: list[Round] = Field(description="rounds waiting for a decision, to finish before a new round of "
                                                  "their game")
     net_position: SignedMoney = Field(description="wins minus stakes of this session's finished rounds")
@@ -251,11 +257,11 @@ class AutoplayPlan(Answer):
     game: str = Field(description="the game the plan plays")
     bet: dict[str, Any] = Field(description="the bet the plan plays, as asked")
     rounds: int = Field(description="how many rounds the plan plays at most")
-    stop_on_any_win: bool
+    stop_on_any_win: bool = Field(description="stop after any winning round")
     stop_on_feature: bool = Field(description="stop once free spins or a bonus are won")
-    single_win_at_least: Money | None = Field(description="stop on a single win of at least this")
-    cash_increase: Money | None = Field(description="stop once the plan's net gain reaches this")
-    cash_decrease: Money | None = Field(description="the loss limit: stop once the plan's net loss reaches this")
+    single_win_at_least: GivenMoney | None = Field(description="stop on a single win of at least this")
+    cash_increase: GivenMoney | None = Field(description="stop once the plan's net gain reaches this")
+    cash_decrease: GivenMoney | None = Field(description="the loss limit: stop once the plan's net loss reaches this")
     played: int = Field(description="rounds counted so far")
     net: SignedMoney = Field(description="wins minus stakes of the rounds counted")
     stopped: str | None = Field(description="why the plan stopped (`rounds`, `any_win`, `feature`, "
@@ -264,6 +270,8 @@ class AutoplayPlan(Answer):
 
 
 class Pool(Answer):
+    """A progressive jackpot pool as players see it."""
+
     game: str = Field(description="the game playing for the pool")
     currency: str = Field(description="the pool's currency (pools are kept in EUR)")
     current: Money = Field(description="the jackpot now, rounded down to the cent")
@@ -272,14 +280,15 @@ class Pool(Answer):
 class Jackpots(Answer):
     """The current values of the pools the player's games use."""
 
-    pools: list[Pool]
+    pools: list[Pool] = Field(description="one per game playing for a pool")
 
 
 class GameReadiness(Answer):
     """Whether a game's round function is ready (compiled on a first start)."""
 
-    state: Literal["queued", "compiling", "loading", "ready", "failed"]
-    ready: bool
+    state: Literal["queued", "compiling", "loading", "ready", "failed"] = Field(
+        description="where the game's warm-up stands")
+    ready: bool = Field(description="the game is playable")
     for_s: float | None = Field(None, description="seconds in this state (while compiling or loading)")
     seconds: float | None = Field(None, description="seconds the game took to become ready")
     error: str | None = Field(None, description="why it failed")
@@ -288,15 +297,17 @@ class GameReadiness(Answer):
 class Health(Answer):
     """The server serves; `ready` once every game offered is playable."""
 
-    status: Literal["ok"]
+    status: Literal["ok"] = Field(description="the server serves")
     ready: bool = Field(description="every game offered is playable")
     games: dict[str, GameReadiness] = Field(description="each game's readiness, by code")
 
 
 # -- the public catalogue -------------------------------------------------------------------------
 class Grid(Answer):
-    rows: int
-    reels: int
+    """The size of a game's screen."""
+
+    rows: int = Field(description="rows of the screen")
+    reels: int = Field(description="reels of the screen")
 
 
 class Volatility(Open):
@@ -311,13 +322,13 @@ class Volatility(Open):
 class CatalogueGame(Answer):
     """A game as the lobby shows it."""
 
-    code: str
-    name: str
+    code: str = Field(description="the game's code")
+    name: str = Field(description="the game's name")
     rtp: Ratio = Field(description="the published RTP")
     rtp_range: RtpRange | None = Field(description="the RTP's ends by strategy, or null")
     rtp_text: str = Field(description="the published RTP as shown")
     model: str = Field(description="the model and version, with a fingerprint")
-    grid: Grid
+    grid: Grid = Field(description="the screen's size")
     jackpot: bool = Field(description="the game plays for a progressive jackpot pool")
     volatility: Volatility | None = Field(description="the game's volatility (null without figures)")
 
@@ -325,11 +336,13 @@ class CatalogueGame(Answer):
 class Catalogue(Answer):
     """The games this server offers."""
 
-    games: list[CatalogueGame]
+    games: list[CatalogueGame] = Field(description="the games, in the lobby's order")
 
 
 class Symbol(Answer):
-    code: str
+    """A symbol of the game."""
+
+    code: str = Field(description="the symbol's code, as screens show it")
     kind: str = Field(description="`regular`, `wild`, `scatter` ... as the model says")
 
 
@@ -337,9 +350,7 @@ class GameModel(CatalogueGame):
     """A game's model as a player may read it: what its screen, paytable and rules page show. The
     pays and features are the model file's (docs/engine.md)."""
 
-    model_config = ConfigDict(extra="allow")
-
-    symbols: list[Symbol]
+    symbols: list[Symbol] = Field(description="the game's symbols")
     line_pays: Any = Field(description="pays of line wins, by symbol")
     scatter_pays: Any = Field(description="pays of scatter wins, by symbol")
     count_pays: Any = Field(description="pays of count (anywhere) wins, by symbol")
@@ -365,17 +376,17 @@ class Transaction(Answer):
     """The balance after a deposit or withdrawal."""
 
     player_id: str = Field(description="the operator's id of the player")
-    balance: Money
-    currency: str
+    balance: Money = Field(description="the balance after the transaction")
+    currency: str = Field(description="the player's currency (ISO 4217)")
 
 
 class OperatorPlayer(Answer):
     """A player's balance, open rounds and net position."""
 
     player_id: str = Field(description="the operator's id of the player")
-    currency: str
-    balance: Money
-    wallet: WalletKind
+    currency: str = Field(description="the player's currency (ISO 4217)")
+    balance: Money = Field(description="the balance (a seamless player's: the last one the operator's wallet reported)")
+    wallet: WalletKind = Field(description="where the money is kept: this server, or the operator's wallet")
     open_rounds: list[Round] = Field(description="rounds waiting for a decision")
     net_position: SignedMoney = Field(description="wins minus stakes of all finished rounds")
 
@@ -383,7 +394,7 @@ class OperatorPlayer(Answer):
 class Voided(Answer):
     """A void round and the balance after it; voiding again answers the same."""
 
-    round: Round
+    round: Round = Field(description="the round, now void")
     balance: Money = Field(description="the player's balance after the void")
     refunded: Literal[True] = Field(description="the stake is refunded")
     win_reversed: Money | None = Field(None, description="the part of the win taken back (a completed round)")
@@ -394,10 +405,10 @@ class Voided(Answer):
 class GameFigures(Answer):
     """One game's figures over the period."""
 
-    game: str
+    game: str = Field(description="the game's code")
     rounds: int = Field(description="completed real-money rounds")
-    stakes: Money
-    wins: Money
+    stakes: Money = Field(description="the stakes taken")
+    wins: Money = Field(description="the wins paid")
     ggr: SignedMoney = Field(description="gross gaming revenue: stakes minus wins")
     rtp: Ratio = Field(description="the actual return: wins over stakes")
     rtp_ci99: Ratio = Field(description="half the width of the 99% interval of the mean return per round")
@@ -407,7 +418,7 @@ class GameFigures(Answer):
 class GameReport(Answer):
     """Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's."""
 
-    games: list[GameFigures]
+    games: list[GameFigures] = Field(description="one entry per game played in the period")
 
 
 # -- errors -----------------------------------------------------------------------------------------
