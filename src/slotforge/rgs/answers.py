@@ -457,6 +457,7 @@ GAME_NOT_ALLOWED = Refusal(403, "GAME_NOT_ALLOWED", "a game not offered, or a ja
 GAMBLE_NOT_ALLOWED = Refusal(403, "GAMBLE_NOT_ALLOWED", "a gamble whose cap cannot be converted into the "
                                                         "player's currency; collect instead")
 NOT_FOUND = Refusal(404, "NOT_FOUND", "no such round, plan or player of yours")
+NO_SUCH_PATH = Refusal(404, "NOT_FOUND", "a code that makes no path of this API (`..`, or one holding `/`)")
 ROUND_IN_PROGRESS = Refusal(409, "ROUND_IN_PROGRESS", "a round of the game waits for a decision (with `round`)")
 REQUEST_IN_PROGRESS = Refusal(409, "REQUEST_IN_PROGRESS", "the same request (or the round's debit at a "
                                                           "seamless wallet) is still running")
@@ -526,7 +527,7 @@ JACKPOT_STREAM: Responses = {
 
 # The public catalogue
 CATALOGUE = declare(Catalogue)
-GAME_MODEL = declare(GameModel, GAME_NOT_ALLOWED, VALIDATION)
+GAME_MODEL = declare(GameModel, GAME_NOT_ALLOWED, NO_SUCH_PATH, VALIDATION)
 
 # The Operator API
 OPEN_SESSION = declare(OperatorSession, *OPERATOR, TOO_LARGE)
