@@ -1,8 +1,8 @@
 """The OpenAPI document describes every answer, and the server's real answers conform to it.
 
 Each answer here is validated against the model its operation declares (found by the name the
-document gives it, so an operation declaring the wrong model fails too): a field renamed in a handler or in a model, or added
-to one side only, fails this test."""
+document gives it, so an operation declaring the wrong model fails too): a field renamed in a
+handler or in a model, or added to one side only, fails this test."""
 
 from __future__ import annotations
 

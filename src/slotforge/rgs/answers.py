@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slotforge.amounts import AmountText
 
-# -- amounts, times, ids --------------------------------------------------------------------------
+# -- amounts and times --------------------------------------------------------------------------
 Money = Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]{2}$", examples=["12.50"],
                              description="an amount in whole cents, as decimal text")]
 SignedMoney = Annotated[str, Field(pattern=r"^-?[0-9]+\.[0-9]{2}$", examples=["-1.20"],
