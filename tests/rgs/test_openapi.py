@@ -42,6 +42,7 @@ def played_in_full(round_body: dict[str, Any]) -> None:
 
 
 def schema_of(doc: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    """The schema of one media type of an answer, its reference to a component resolved."""
     schema = content.get("schema", {})
     if "$ref" in schema:
         schema = doc["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
@@ -58,7 +59,11 @@ def test_every_operation_declares_its_answer_and_its_errors(api):
         success = operation["responses"].get("200")
         assert success and success.get("description"), f"{method} {path}: no success answer"
         schemas = [schema_of(doc, content) for content in success.get("content", {}).values()]
-        assert schemas and all(schema and schema.get("type") for schema in schemas), f"{method} {path}: {success}"
+        assert schemas and all(schema.get("type") for schema in schemas), f"{method} {path}: {success}"
+        for schema in schemas:
+            if schema["type"] == "object":  # a body names its fields, each described
+                fields = schema.get("properties")
+                assert fields and all(field.get("description") for field in fields.values()), f"{method} {path}"
         for status, answer in operation["responses"].items():
             if status.startswith(("4", "5")):
                 assert answer["content"]["application/json"]["schema"] == error_form, f"{method} {path} {status}"
