@@ -115,8 +115,9 @@ class WalletState(Answer):
     """Where a seamless round stands with the operator's wallet."""
 
     transaction_id: str = Field(description="the debit's transaction id at the operator's wallet")
-    status: Literal["debited", "credit_pending", "settled", "rollback_pending", "rolled_back"] = Field(
-        description="`credit_pending` until the wallet acknowledges the win")
+    status: Literal["debit_pending", "debited", "credit_pending", "settled", "rollback_pending",
+                    "rolled_back"] = Field(description="`debit_pending` until the wallet answers the debit; "
+                                                       "`credit_pending` until it acknowledges the win")
 
 
 class Round(Open):
