@@ -1,7 +1,8 @@
 """Schemathesis against the server's own OpenAPI: every operation, thousands of generated
 requests carrying a real session token, operator key and idempotency key. No answer is a 5xx,
-every error has the contract's shape, and the books balance afterwards. The live jackpot stream
-is left out: its answer never ends (it has its own tests in test_jackpot_service.py)."""
+every error has the contract's shape, every answer's status is one its operation declares and
+its body conforms to the declared schema, and the books balance afterwards. The live jackpot
+stream is left out: its answer never ends (it has its own tests in test_jackpot_service.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import secrets
 
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import content_type_conformance, response_schema_conformance, status_code_conformance
 
 from slotforge.rgs.audit import audit
 
 EXAMPLES_PER_OPERATION = 50
+# What each answer is checked against, beside the contract's error shape: the OpenAPI document.
+CONFORMANCE = [status_code_conformance, content_type_conformance, response_schema_conformance]
 
 
 def test_generated_requests_never_get_a_server_error_and_the_books_balance(api):
@@ -39,6 +43,7 @@ def test_generated_requests_never_get_a_server_error_and_the_books_balance(api):
                 body = response.json()
                 assert set(body) >= {"error", "message"}, body
                 assert "Traceback" not in response.text
+            case.validate_response(response, checks=CONFORMANCE)
 
         no_server_error()
     assert sent >= 15 * 50  # hypothesis stops early on operations with few distinct inputs

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sqlalchemy import Float, cast, func, select
 
-from slotforge.rgs import access, void
+from slotforge.rgs import access, answers, void
 from slotforge.rgs.errors import ApiError, invalid, not_found
 from slotforge.rgs.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
@@ -26,7 +26,7 @@ def operator(request: Request, x_api_key: Annotated[str | None, Header()] = None
 Operator = Annotated[int, Depends(operator)]
 
 
-@router.post("/sessions")
+@router.post("/sessions", response_model=None, responses=answers.OPEN_SESSION)
 def open_session(body: SessionRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
     """A session token for a player (created on first use); it finishes stale open rounds first."""
     server = server_of(request)
@@ -45,7 +45,7 @@ def open_session(body: SessionRequest, operator_id: Operator, request: Request) 
             "play_url": server.settings.play_url.format(token=token)}
 
 
-@router.post("/players/{player_id}/transactions")
+@router.post("/players/{player_id}/transactions", response_model=None, responses=answers.TRANSACTION)
 def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
     """A deposit or withdrawal, idempotent on ``reference``."""
     server = server_of(request)
@@ -79,7 +79,7 @@ def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator
     return {"player_id": player_id, "balance": to_text(balance), "currency": player["currency"]}
 
 
-@router.get("/players/{player_id}")
+@router.get("/players/{player_id}", response_model=None, responses=answers.OPERATOR_PLAYER)
 def player(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
     """Balance, open rounds and net position (wins - stakes of all finished rounds)."""
     server = server_of(request)
@@ -98,7 +98,7 @@ Since = Annotated[Moment | None, Query(alias="from", description="ISO 8601 time,
 Until = Annotated[Moment | None, Query(alias="to", description="ISO 8601 time, exclusive (UTC without a zone)")]
 
 
-@router.get("/rounds")
+@router.get("/rounds", response_model=None, responses=answers.OPERATOR_ROUNDS)
 def operator_rounds(operator_id: Operator, request: Request, player: Code | None = None, game: Code | None = None,
                     since: Since = None, until: Until = None,
                     limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
@@ -118,7 +118,7 @@ def operator_rounds(operator_id: Operator, request: Request, player: Code | None
     return {"rounds": [round_view(row) for row in rows]}
 
 
-@router.post("/rounds/{round_id}/void")
+@router.post("/rounds/{round_id}/void", response_model=None, responses=answers.VOID_ROUND)
 def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
     """Void a round (a malfunction): an open one's stake is refunded; a completed one's stake is
     refunded and its win reversed (:mod:`slotforge.rgs.void`). Voiding again answers the same."""
@@ -151,7 +151,7 @@ def refuse_at_the_wallet(row: dict[str, Any]) -> None:
                        "is void by itself if the debit fails)", field="round")
 
 
-@router.get("/reports/games")
+@router.get("/reports/games", response_model=None, responses=answers.GAME_REPORT)
 def game_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
     from slotforge.maths.stats import summarise  # scipy: imported when a report is asked for, not at start-up

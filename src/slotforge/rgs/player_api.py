@@ -14,7 +14,7 @@ from sqlalchemy import func, insert, select, update
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs import access
+from slotforge.rgs import access, answers
 from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
@@ -65,7 +65,7 @@ def check_stake(server: Server, auth: Auth, game: Game, bet: Bet) -> None:
         raise invalid("bet", str(error), "INVALID_BET") from error
 
 
-@router.get("/health")
+@router.get("/health", response_model=None, responses=answers.HEALTH)
 async def health(request: Request) -> dict[str, Any]:
     """The server serves; ``ready`` once every game offered is playable, and each game's state
     (``compiling`` on a first start, ``ready``: see ``slotforge serve``)."""
@@ -73,7 +73,7 @@ async def health(request: Request) -> dict[str, Any]:
     return {"status": "ok", "ready": warmup.all_ready(), "games": warmup.status()}
 
 
-@router.post("/fun-sessions")
+@router.post("/fun-sessions", response_model=None, responses=answers.FUN_SESSION)
 def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
     """A session with play money; fun rounds never touch real books or jackpot pools. Rationed
     per client address (429 ``RATE_LIMITED``); idle fun players are swept away."""
@@ -91,7 +91,7 @@ def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
             "balance": to_text(to_minor(server.settings.fun_balance))}
 
 
-@router.get("/session")
+@router.get("/session", response_model=None, responses=answers.SESSION)
 def session(auth: Player, request: Request) -> dict[str, Any]:
     """The player, balance, jurisdiction rules, the games and their bets, any open rounds, and the
     state carried between rounds of the games that keep one (Moon of Fortune's stickies)."""
@@ -127,7 +127,7 @@ def describe_game(game: Game) -> dict[str, Any]:
             "jackpot": has_pool(game)}
 
 
-@router.post("/rounds")
+@router.post("/rounds", response_model=None, responses=answers.PLAY_ROUND)
 async def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
     """Take the stake and play a round; a round that waits for a decision stays open."""
     server, path = server_of(request), request.url.path
@@ -166,7 +166,7 @@ def start_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: 
     return answer(*server.staked(auth, key, game.code, bet.total_bet, body.autoplay, run))
 
 
-@router.post("/rounds/{round_id}/decisions")
+@router.post("/rounds/{round_id}/decisions", response_model=None, responses=answers.DECIDE)
 async def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Request,
                  key: IdempotencyKey = None) -> JSONResponse:
     """Resume the open round with the player's choice (in its operator's lane)."""
@@ -180,7 +180,7 @@ async def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Req
     return await server.lanes.run(auth.operator_id, work)
 
 
-@router.get("/rounds")
+@router.get("/rounds", response_model=None, responses=answers.RECALL)
 def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=100)] = 10,
            before: Annotated[Id | None, Query()] = None) -> dict[str, Any]:
     """The player's rounds, newest first, each with its full record."""
@@ -201,7 +201,7 @@ def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=
     return {"rounds": [round_view(row) for row in rows]}
 
 
-@router.get("/rounds/{round_id}")
+@router.get("/rounds/{round_id}", response_model=None, responses=answers.ONE_ROUND)
 def one_round(round_id: Id, auth: Player, request: Request) -> dict[str, Any]:
     """One round's record and whether replaying its inputs gives the same record."""
     server = server_of(request)
@@ -226,7 +226,7 @@ def verify(server: Server, row: dict[str, Any]) -> bool | None:
     return matches
 
 
-@router.post("/autoplay")
+@router.post("/autoplay", response_model=None, responses=answers.START_AUTOPLAY)
 def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
     """An autoplay plan for this session; rounds played with its id count against it."""
     server = server_of(request)
@@ -280,13 +280,13 @@ def check_plan(server: Server, auth: Auth, plan_id: int, game: Game, bet: Bet) -
         raise invalid("bet", f"bet: autoplay {plan_id} plays the bet {planned}, got {bet.as_json()}")
 
 
-@router.get("/autoplay/{plan_id}")
+@router.get("/autoplay/{plan_id}", response_model=None, responses=answers.AUTOPLAY)
 def get_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]:
     row = own_plan(server_of(request), auth, plan_id)
     return plan_view(row["id"], json.loads(row["plan"]), row["played"], row["net"], row["stopped"])
 
 
-@router.delete("/autoplay/{plan_id}")
+@router.delete("/autoplay/{plan_id}", response_model=None, responses=answers.AUTOPLAY)
 def stop_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]:
     """Stop a plan; the round in play finishes as it is."""
     server = server_of(request)
@@ -297,7 +297,7 @@ def stop_autoplay(plan_id: Id, auth: Player, request: Request) -> dict[str, Any]
     return plan_view(row["id"], json.loads(row["plan"]), row["played"], row["net"], row["stopped"] or "player")
 
 
-@router.get("/jackpots")
+@router.get("/jackpots", response_model=None, responses=answers.JACKPOTS)
 def jackpots(auth: Player, request: Request) -> dict[str, Any]:
     """The current values of the pools the player's games use."""
     server = server_of(request)
@@ -308,7 +308,7 @@ def jackpots(auth: Player, request: Request) -> dict[str, Any]:
     return {"pools": pools}
 
 
-@router.get("/jackpots/stream")
+@router.get("/jackpots/stream", response_class=StreamingResponse, responses=answers.JACKPOT_STREAM)
 def jackpot_stream(request: Request, authorization: Annotated[str | None, Header()] = None,
                    token: Annotated[str | None, Query(description="the session token, for clients that cannot "
                                                       "set headers (EventSource)")] = None) -> StreamingResponse:

@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from slotforge.engine.game import Game
 from slotforge.engine.model import paylines
+from slotforge.rgs import answers
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.jackpots import JACKPOT_RULES, has_pool
 from slotforge.rgs.service import server_of
@@ -75,13 +76,13 @@ def catalogue_entry(game: Game) -> dict[str, Any]:
             "grid": {"rows": rows, "reels": reels}, "jackpot": has_pool(game), "volatility": volatility(game.code)}
 
 
-@router.get("/v1/games")
+@router.get("/v1/games", response_model=None, responses=answers.CATALOGUE)
 def games(request: Request) -> dict[str, Any]:
     """The games this server offers (public: the lobby shows them before any session)."""
     return {"games": [catalogue_entry(game) for game in server_of(request).games.values()]}
 
 
-@router.get("/v1/games/{code}")
+@router.get("/v1/games/{code}", response_model=None, responses=answers.GAME_MODEL)
 def game_model(code: str, request: Request) -> dict[str, Any]:
     """A game's model as a player may read it: symbols, pays, paylines, bets, features and
     decisions, for the game screen, its paytable and its rules page."""
