@@ -1,5 +1,7 @@
 """Imports only go down: the engine knows no database and no server, the database plumbing knows
 neither the game server nor the jackpot service, and the jackpot service knows no game server.
+Inside the game server the rounds know no HTTP router, and wallets and jackpots know neither the
+rounds nor each other (docs/server.md, "Layout").
 
 Every import of a module counts, those inside functions included."""
 
@@ -21,6 +23,9 @@ RULES = {
     "slotforge.engine": ("slotforge.rgs", "slotforge.jackpot", "slotforge.db"),
     "slotforge.db": ("slotforge.rgs", "slotforge.jackpot"),
     "slotforge.jackpot": ("slotforge.rgs",),
+    "slotforge.rgs.rounds": ("slotforge.rgs.api",),
+    "slotforge.rgs.wallets": ("slotforge.rgs.api", "slotforge.rgs.rounds", "slotforge.rgs.jackpots"),
+    "slotforge.rgs.jackpots": ("slotforge.rgs.api", "slotforge.rgs.rounds", "slotforge.rgs.wallets"),
 }
 
 
