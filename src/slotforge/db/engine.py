@@ -4,8 +4,9 @@ SQLite runs in WAL mode with ``synchronous=FULL`` (a commit is on disk before th
 write transaction takes the write lock at its start (``BEGIN IMMEDIATE``), so that two requests
 never both read a balance and then both write it, while readers read a snapshot unblocked.
 The writers of one process share transactions (:class:`GroupCommit`): one commit, one disk
-flush, for every request that queued meanwhile. PostgreSQL locks the player's row
-(``SELECT ... FOR UPDATE``) for the same end and groups concurrent commits itself.
+flush, for every request that queued meanwhile. On PostgreSQL a writer locks the row it will
+change (``SELECT ... FOR UPDATE``: the game server a player's, the jackpot service a pool's) for
+the same end, and PostgreSQL groups concurrent commits itself.
 """
 
 from __future__ import annotations
