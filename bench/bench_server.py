@@ -336,8 +336,8 @@ def database(backend: str, folder: Path, file: str) -> tuple[str | None, str]:
 
 def owed(database_url: str, target: str) -> int:
     """Messages to ``target`` (wallet, jackpot) not yet acknowledged."""
+    from slotforge.db import connect
     from slotforge.rgs import outbox
-    from slotforge.rgs.database import connect
 
     engine = connect(database_url)
     try:

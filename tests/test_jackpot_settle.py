@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from slotforge.cli import app
+from slotforge.db import connect
 from slotforge.jackpot.books import Books
 from slotforge.jackpot.books import audit as audit_books
 from slotforge.jackpot.pool import PoolConfig
-from slotforge.rgs.database import connect
 
 POOL = "divine-fortune"
 runner = CliRunner()

@@ -11,11 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import inspect
 
+from slotforge.db import connect
 from slotforge.jackpot.books import Books
 from slotforge.jackpot.pool import PoolConfig
 from slotforge.jackpot.service import create_service
 from slotforge.jackpot.stream import Unannounced
-from slotforge.rgs.database import connect
 from tests.rgs.conftest import FakeClock
 
 POOL = "divine-fortune"

@@ -784,8 +784,9 @@ def serve(
 
     import uvicorn
 
-    from slotforge.rgs.database import connect, migrate
-    from slotforge.rgs.http import PROTOCOL
+    from slotforge.db import connect
+    from slotforge.rgs.api.http import PROTOCOL
+    from slotforge.rgs.schema import migrate
 
     settings = server_settings(config, database, qa=qa or None, jackpot_url=jackpot)
     if workers > 1 and settings.database_url.startswith("sqlite"):
@@ -821,8 +822,9 @@ def operator_add(
     """Create an operator and print its API key (shown once; only its hash is stored)."""
     import time
 
-    from slotforge.rgs import access
-    from slotforge.rgs.database import connect, migrate
+    from slotforge.db import connect
+    from slotforge.rgs.api import access
+    from slotforge.rgs.schema import migrate
 
     settings = server_settings(config, database)
     engine = guarded(lambda: connect(settings.database_url))
@@ -840,9 +842,10 @@ def audit(
 ) -> None:
     """Check the books: every balance is its ledger's sum, every round paid once, every pool
     balanced (the jackpot service's too, with --jackpot or the setting). Exits 1 on any difference."""
+    from slotforge.db import connect
     from slotforge.rgs.audit import audit as check
     from slotforge.rgs.audit import check_service, summary
-    from slotforge.rgs.database import connect, migrate
+    from slotforge.rgs.schema import migrate
 
     settings = server_settings(config, database, jackpot_url=jackpot)
     engine = guarded(lambda: connect(settings.database_url))
@@ -880,7 +883,7 @@ def jackpot_serve(
     import uvicorn
 
     from slotforge.jackpot.service import create_service
-    from slotforge.rgs.http import PROTOCOL
+    from slotforge.rgs.api.http import PROTOCOL
 
     logs.configure()
     if secret is not None:
@@ -894,8 +897,8 @@ def jackpot_serve(
 
 def service_books(database: str) -> Books:
     """The jackpot service's books in ``database`` (a bad URL is a clear error, exit 2)."""
+    from slotforge.db import connect
     from slotforge.jackpot.books import Books
-    from slotforge.rgs.database import connect
 
     return Books(guarded(lambda: connect(database)), time.time)
 
@@ -1025,7 +1028,7 @@ def wallet_demo_serve(
     import uvicorn
 
     from slotforge.rgs.money import parse_amount
-    from slotforge.rgs.wallet_demo import Faults, create_app
+    from slotforge.rgs.wallets.demo import Faults, create_app
 
     check_secret(secret)
     opening = guarded(lambda: parse_amount(new_player_balance, "--new-player-balance")) if new_player_balance else None
@@ -1039,7 +1042,7 @@ def wallet_demo_serve(
 @wallet_demo_app.command("books", cls=Command)
 def wallet_demo_books(database: Path = WalletDatabaseOpt) -> None:
     """Print the wallet's books (JSON); exit 1 if a balance is not the sum of its movements."""
-    from slotforge.rgs.wallet_demo import books_of
+    from slotforge.rgs.wallets.demo import books_of
 
     if not database.is_file():
         fail(f"--database: no wallet database at {database}")

@@ -29,7 +29,7 @@ from fastapi.testclient import TestClient
 from services import missing
 
 from slotforge.engine import round as runner
-from slotforge.rgs import access
+from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app, load_games
 from slotforge.rgs.settings import load_settings
 

@@ -12,7 +12,7 @@ from slotforge.engine.game import GambleCapError, Operator
 from slotforge.games import load_game
 from slotforge.games.moon_of_fortune import kernels as k
 from slotforge.rgs.errors import ApiError
-from slotforge.rgs.gamble_cap import gamble_limit, refuse_gamble_start
+from slotforge.rgs.rounds.gamble_cap import gamble_limit, refuse_gamble_start
 
 RATES = {"EUR": Decimal(1), "GBP": Decimal("1.17"), "USD": Decimal("0.92")}  # EUR per unit
 

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
 
-from slotforge.rgs.database import GroupCommit, connect
+from slotforge.db import GroupCommit, connect
 
 WRITERS = 64
 

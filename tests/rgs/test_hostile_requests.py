@@ -21,12 +21,12 @@ from sqlalchemy import func, select
 
 from slotforge.amounts import AmountError, parse_decimal, parse_minor
 from slotforge.jackpot.service import ContributionRequest
-from slotforge.rgs import access
+from slotforge.rgs.api import access
 from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import autoplays, idempotency, ledger, players, rounds, sessions
-from slotforge.rgs.seamless import balance_of
 from slotforge.rgs.settings import SettingsError, load_settings
-from slotforge.rgs.wallet_demo import Refusal, checked
+from slotforge.rgs.wallets.demo import Refusal, checked
+from slotforge.rgs.wallets.seamless import balance_of
 
 from .conftest import Api, ServerProcess, free_port, losing_screen
 from .wallets import OPERATOR, WalletProcess, seamless_operator
@@ -358,7 +358,7 @@ def test_an_unparseable_request_gets_a_json_400_from_the_server_process(served, 
 @pytest.mark.parametrize("protocol", ["JsonErrorsH11", "JsonErrorsHttpTools"])
 def test_both_of_uvicorns_parsers_answer_an_unparseable_request_in_json(protocol):
     """The protocol of ``slotforge serve`` is httptools' when installed, else h11's: both answer."""
-    config = uvicorn.Config(FastAPI(), host="127.0.0.1", port=free_port(), http=f"slotforge.rgs.http:{protocol}",
+    config = uvicorn.Config(FastAPI(), host="127.0.0.1", port=free_port(), http=f"slotforge.rgs.api.http:{protocol}",
                             log_level="critical")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

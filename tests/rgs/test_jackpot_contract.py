@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from slotforge.rgs.app import create_app
-from slotforge.rgs.jackpot_client import NetworkedJackpots
+from slotforge.rgs.jackpots.networked import NetworkedJackpots
 from slotforge.rgs.settings import load_settings
 
 from . import jackpot_processes
@@ -219,9 +219,9 @@ def test_the_audit_finds_a_pool_that_does_not_balance(tmp_path):
 
     from sqlalchemy import update
 
+    from slotforge.db import connect
     from slotforge.jackpot.books import Books, pools
     from slotforge.jackpot.pool import PoolConfig
-    from slotforge.rgs.database import connect
 
     from .conftest import SRC
 
@@ -297,8 +297,8 @@ def test_embedded_pools_take_other_currencies_through_the_player_api(make_api, g
     """A pound player plays Divine Fortune and wins the Mega on a server with embedded pools;
     a currency without a rate is refused before anything is taken."""
     from slotforge.engine import round as runner
-    from slotforge.rgs import access
-    from slotforge.rgs.service import lock_player
+    from slotforge.rgs.api import access
+    from slotforge.rgs.rounds.service import lock_player
 
     from .test_player_api import MEGA_SCRIPT
 

@@ -23,12 +23,12 @@ import httpx
 import pytest
 from sqlalchemy import func, select, update
 
+from slotforge.db import connect
 from slotforge.jackpot.stream import read_events
-from slotforge.rgs.database import connect
-from slotforge.rgs.jackpot_client import NetworkedJackpots
+from slotforge.rgs.jackpots.networked import NetworkedJackpots
 from slotforge.rgs.outbox import pending
+from slotforge.rgs.rounds.service import Server
 from slotforge.rgs.schema import rounds
-from slotforge.rgs.service import Server
 from slotforge.rgs.settings import load_settings
 from tests.rounds import open_forced_round
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from slotforge.rgs.database import connect, migrate
-from slotforge.rgs.schema import metadata
+from slotforge.db import connect
+from slotforge.rgs.schema import metadata, migrate
 
 
 def test_the_migrated_schema_is_the_declared_schema(database_url):

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
-from slotforge.rgs import answers
-from slotforge.rgs.answers import ErrorAnswer, Round
+from slotforge.rgs.api import answers
+from slotforge.rgs.api.answers import ErrorAnswer, Round
 
 # The fields of a round that only some rounds have: a void round, a seamless player's round.
 OCCASIONAL_ROUND_FIELDS = {"void", "void_reason", "wallet"}

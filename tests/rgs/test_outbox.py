@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from slotforge.db import connect, write_transaction
 from slotforge.rgs import outbox as mail
-from slotforge.rgs.database import connect, migrate, write_transaction
 from slotforge.rgs.outbox import Message, Outbox, backoff_ms
+from slotforge.rgs.schema import migrate
 from slotforge.rgs.schema import outbox as table
 from tests.rgs.conftest import FakeClock
 

@@ -12,10 +12,10 @@ from sqlalchemy import select
 
 from slotforge.engine import round as runner
 from slotforge.games.dynasty import Dynasty
-from slotforge.rgs import access
+from slotforge.rgs.api import access
 from slotforge.rgs.audit import audit
+from slotforge.rgs.rounds.service import lock_player
 from slotforge.rgs.schema import rounds
-from slotforge.rgs.service import lock_player
 
 from .conftest import losing_screen, make_operator, screen_winning
 

@@ -21,10 +21,10 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from slotforge.db import connect
 from slotforge.engine import round as runner
 from slotforge.rgs.audit import audit as check_books
-from slotforge.rgs.claims import Claims
-from slotforge.rgs.database import connect
+from slotforge.rgs.rounds.claims import Claims
 from slotforge.rgs.schema import rounds
 
 from .conftest import Api, ServerProcess, audit, losing_screen

@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 from sqlalchemy import select
 
+from slotforge.db import connect
 from slotforge.engine import round as runner
 from slotforge.games import game_codes
-from slotforge.rgs.database import connect
 from slotforge.rgs.schema import rounds
 
 from .conftest import ServerProcess, audit

@@ -18,8 +18,8 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import select
 
-from slotforge.rgs import access
 from slotforge.rgs import outbox as mail
+from slotforge.rgs.api import access
 from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import rounds
 from slotforge.rgs.settings import SettingsError, load_settings

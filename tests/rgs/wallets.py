@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
+from slotforge.db import connect
 from slotforge.rgs import outbox as mail
-from slotforge.rgs.database import connect
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.seamless import encode, sign
+from slotforge.rgs.wallets.seamless import encode, sign
 
 from .conftest import SRC, free_port, launch
 

@@ -18,9 +18,9 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
+from slotforge.db import connect
 from slotforge.rgs.app import load_games
-from slotforge.rgs.database import connect
-from slotforge.rgs.service import Server
+from slotforge.rgs.rounds.service import Server
 from slotforge.rgs.settings import load_settings
 from tests.rounds import open_forced_round
 

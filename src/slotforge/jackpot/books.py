@@ -42,9 +42,8 @@ from sqlalchemy import (
     update,
 )
 
+from slotforge.db import Id, Writer
 from slotforge.jackpot.pool import EXACT, Claim, InMemoryPool, JackpotError, PoolConfig, PoolState
-from slotforge.rgs.database import Writer
-from slotforge.rgs.schema import Id
 
 POOL_CURRENCY = "EUR"
 BOOKS = ("current", "reserve", "contributed", "seeded", "paid")

@@ -24,10 +24,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from slotforge.amounts import AmountText, amount_text
+from slotforge.db import connect
 from slotforge.jackpot.books import Books, ClaimSettled, KeyReused, UnknownPool, audit
 from slotforge.jackpot.pool import JackpotError, PoolConfig
 from slotforge.jackpot.stream import Hub, Unannounced
-from slotforge.rgs.database import connect
 
 log = logging.getLogger("slotforge.jackpot")
 

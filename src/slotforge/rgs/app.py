@@ -23,17 +23,20 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotforge import logs
+from slotforge.db import connect
 from slotforge.engine.game import Game
 from slotforge.games import game_codes, load_game
 from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
-from slotforge.rgs import operator_api, player_api, web
-from slotforge.rgs.database import connect, migrate
+from slotforge.rgs.api import operator as operator_api
+from slotforge.rgs.api import player as player_api
+from slotforge.rgs.api import web
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.fun import FunSessions
-from slotforge.rgs.jackpot_client import NetworkedJackpots
-from slotforge.rgs.jackpots import EmbeddedJackpots, Jackpots, has_pool
-from slotforge.rgs.service import Server
+from slotforge.rgs.jackpots.embedded import EmbeddedJackpots, Jackpots, has_pool
+from slotforge.rgs.jackpots.networked import NetworkedJackpots
+from slotforge.rgs.rounds.service import Server
+from slotforge.rgs.schema import migrate
 from slotforge.rgs.settings import Settings, load_settings
 
 log = logging.getLogger("slotforge.rgs")

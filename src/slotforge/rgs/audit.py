@@ -26,10 +26,10 @@ from sqlalchemy import Connection, func, select
 
 from slotforge.jackpot import PoolState
 from slotforge.rgs.money import to_minor
+from slotforge.rgs.rounds.void import reversed_in_record
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, outbox, players, rounds
-from slotforge.rgs.seamless import TARGET
-from slotforge.rgs.void import reversed_in_record
-from slotforge.rgs.wallet import ledger_sum
+from slotforge.rgs.wallets.internal import ledger_sum
+from slotforge.rgs.wallets.seamless import TARGET
 
 
 def audit(conn: Connection) -> list[str]:
@@ -138,8 +138,8 @@ def check_service(conn: Connection, url: str, server_id: str, secret: str | None
     import httpx
 
     from slotforge.jackpot.service import bearer
-    from slotforge.rgs.jackpot_client import TARGET as JACKPOT
-    from slotforge.rgs.jackpot_client import confirm_key
+    from slotforge.rgs.jackpots.networked import TARGET as JACKPOT
+    from slotforge.rgs.jackpots.networked import confirm_key
 
     try:
         with httpx.Client(base_url=url, timeout=30, headers=bearer(secret)) as client:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, Engine, delete, exists, select
 
-from slotforge.rgs.database import Writer
+from slotforge.db import Writer
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, ledger, players, rounds, sessions
 from slotforge.rgs.settings import Settings

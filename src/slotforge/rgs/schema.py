@@ -1,4 +1,5 @@
-"""The server's tables (SQLAlchemy Core). Alembic migrations create and change them.
+"""The server's tables (SQLAlchemy Core). Alembic migrations create and change them:
+:func:`migrate` brings a database up to the newest.
 
 Money is integer minor units (cents); jackpot pool amounts, kept to fractions of a cent, are
 exact decimal strings. Times are integer milliseconds since the epoch (UTC), the same on
@@ -7,10 +8,16 @@ SQLite and PostgreSQL. Round records are JSON text: what the engine produced, by
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
 from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Engine,
     ForeignKey,
     Index,
     Integer,
@@ -19,10 +26,16 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
-# An autoincrementing 64-bit key (SQLite makes only INTEGER PRIMARY KEY its rowid alias).
-Id = BigInteger().with_variant(Integer, "sqlite")
+from slotforge.db import Id
+
+log = logging.getLogger("slotforge.rgs")
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+# Any fixed number: the PostgreSQL advisory lock that lets one server at a time migrate.
+MIGRATION_LOCK = 0x51077F0A6E
 
 metadata = MetaData(
     naming_convention={
@@ -184,3 +197,15 @@ outbox = Table(
 # by id, made PostgreSQL walk past all the delivered ones).
 Index("ix_outbox_undelivered", outbox.c.target, outbox.c.id, postgresql_where=outbox.c.delivered_at.is_(None),
       sqlite_where=outbox.c.delivered_at.is_(None))
+
+
+def migrate(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest migration (one process at a time)."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+    log.info("database schema is up to date (%s)", engine.url.render_as_string(hide_password=True))

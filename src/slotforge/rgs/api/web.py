@@ -15,10 +15,10 @@ from fastapi.staticfiles import StaticFiles
 
 from slotforge.engine.game import Game
 from slotforge.engine.model import paylines
-from slotforge.rgs import answers
+from slotforge.rgs.api import answers
 from slotforge.rgs.errors import ApiError
-from slotforge.rgs.jackpots import JACKPOT_RULES, has_pool
-from slotforge.rgs.service import server_of
+from slotforge.rgs.jackpots.embedded import JACKPOT_RULES, has_pool
+from slotforge.rgs.rounds.service import server_of
 from slotforge.rgs.volatility import volatility
 
 router = APIRouter()

@@ -13,8 +13,8 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from slotforge.rgs.errors import ApiError, invalid
+from slotforge.rgs.rounds.service import Auth, Server
 from slotforge.rgs.schema import ledger, operators, players, sessions
-from slotforge.rgs.service import Auth, Server
 
 # Refresh a session's last-seen time at most this often (a write per request would be waste).
 TOUCH_EVERY_MS = 5_000

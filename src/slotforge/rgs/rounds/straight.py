@@ -29,7 +29,7 @@ When a conditional statement changes nothing (too little money, too soon, a roun
 decision, the key answered already), the transaction is rolled back and :func:`refusal` finds
 out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
 jackpots, carried state, a failing round function) takes the general path in
-:class:`~slotforge.rgs.service.Server`.
+:class:`~slotforge.rgs.rounds.service.Server`.
 """
 
 from __future__ import annotations
@@ -44,12 +44,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs.claims import claim_number, in_progress
 from slotforge.rgs.errors import ApiError, field_of, invalid
-from slotforge.rgs.jackpots import has_pool
+from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.rounds.claims import claim_number, in_progress
+from slotforge.rgs.rounds.service import STORED_ANSWER, Auth, Server, carries_state, iso, stored_answer
 from slotforge.rgs.schema import idempotency, ledger, players, rounds
-from slotforge.rgs.service import STORED_ANSWER, Auth, Server, carries_state, iso, stored_answer
 
 log = logging.getLogger("slotforge.rgs")
 
@@ -212,7 +212,7 @@ def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, result: runne
 
 def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:
     """``{"round": RECORD and the server's fields, "balance"}`` around the record's bytes as
-    stored: the same answer as :func:`~slotforge.rgs.service.round_answer` gives for the row."""
+    stored: the same answer as :func:`~slotforge.rgs.rounds.service.round_answer` gives for the row."""
     if row["status"] == "complete" and result.record["total_win"] != to_text(row["win"]):  # not the shown form
         return orjson.dumps({"round": {**result.record, "total_win": to_text(row["win"]), **server_fields(row)},
                              "balance": to_text(row["balance_after"])})
@@ -222,7 +222,7 @@ def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:
 
 
 def server_fields(row: dict[str, Any]) -> dict[str, Any]:
-    """What the server adds to the engine's record (see :func:`~slotforge.rgs.service.round_view`)."""
+    """What the server adds to the engine's record (see :func:`~slotforge.rgs.rounds.service.round_view`)."""
     return {"id": row["id"], "player": row["player_id"], "started_at": iso(row["started_at"]),
             "finished_at": iso(row["finished_at"]), "balance_before": to_text(row["balance_before"]),
             "balance_after": to_text(row["balance_after"]), "jackpot_win": to_text(row["jackpot_win"]),

@@ -37,9 +37,9 @@ class JsonErrorsH11(H11Protocol):
 try:  # uvicorn's choice too: httptools when installed (uvicorn[standard]), else h11
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 except ImportError:  # pragma: no cover - the pure-Python parser then
-    PROTOCOL = "slotforge.rgs.http:JsonErrorsH11"
+    PROTOCOL = "slotforge.rgs.api.http:JsonErrorsH11"
 else:
-    PROTOCOL = "slotforge.rgs.http:JsonErrorsHttpTools"
+    PROTOCOL = "slotforge.rgs.api.http:JsonErrorsHttpTools"
 
     class JsonErrorsHttpTools(HttpToolsProtocol):
         """uvicorn's httptools protocol, with unreadable requests answered in JSON."""

@@ -14,16 +14,16 @@ from sqlalchemy import func, insert, select, update
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs import access, answers
+from slotforge.rgs.api import access, answers
+from slotforge.rgs.api.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
 from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.fun import FunSessions
-from slotforge.rgs.jackpots import POOL_CURRENCY, has_pool
-from slotforge.rgs.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
+from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, has_pool
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
-from slotforge.rgs.rounds import play_straight, straight
+from slotforge.rgs.rounds.service import Auth, Server, iso, request_hash, round_view, server_of
+from slotforge.rgs.rounds.straight import play_straight, straight
 from slotforge.rgs.schema import autoplays, carried_state, rounds
-from slotforge.rgs.seamless import DebitIntent
-from slotforge.rgs.service import Auth, Server, iso, request_hash, round_view, server_of
+from slotforge.rgs.wallets.seamless import DebitIntent
 
 router = APIRouter(prefix="/v1")
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description="required on every POST")]

@@ -34,7 +34,7 @@ from slotforge.jackpot import Claim, Contribution, PoolState
 from slotforge.jackpot.pool import ONE, split
 from slotforge.jackpot.service import bearer
 from slotforge.jackpot.stream import read_events
-from slotforge.rgs.jackpots import unavailable
+from slotforge.rgs.jackpots.embedded import unavailable
 from slotforge.rgs.outbox import Message, Outbox, enqueue
 from slotforge.rgs.schema import outbox
 

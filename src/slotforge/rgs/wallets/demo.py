@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slotforge.amounts import AmountError, AmountText, parse_minor
 from slotforge.rgs.money import to_text
-from slotforge.rgs.seamless import SIGNATURE_HEADER, signed_correctly
+from slotforge.rgs.wallets.seamless import SIGNATURE_HEADER, signed_correctly
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (

@@ -2,7 +2,7 @@
 has the embedded one: each pool is a row of the server's database, and a round's contribution
 and claim are written in the round's own transaction (the pool row locked for it), so a round
 and its jackpot share commit or vanish together. The networked one
-(:class:`~slotforge.rgs.jackpot_client.NetworkedJackpots`) talks to a jackpot service shared by
+(:class:`~slotforge.rgs.jackpots.networked.NetworkedJackpots`) talks to a jackpot service shared by
 several game servers.
 
 The arithmetic is :mod:`slotforge.jackpot.pool`'s: a pool row is loaded into an

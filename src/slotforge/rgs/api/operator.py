@@ -8,13 +8,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sqlalchemy import Float, cast, func, select
 
-from slotforge.rgs import access, answers, void
+from slotforge.rgs.api import access, answers
+from slotforge.rgs.api.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.errors import ApiError, invalid, not_found
-from slotforge.rgs.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
+from slotforge.rgs.rounds import void
+from slotforge.rgs.rounds.service import iso, lock_player, round_answer, round_view, server_of
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.service import iso, lock_player, round_answer, round_view, server_of
-from slotforge.rgs.wallet import InsufficientFunds
+from slotforge.rgs.wallets.internal import InsufficientFunds
 
 router = APIRouter(prefix="/v1/operator")
 
@@ -121,7 +122,7 @@ def operator_rounds(operator_id: Operator, request: Request, player: Code | None
 @router.post("/rounds/{round_id}/void", response_model=None, responses=answers.VOID_ROUND)
 def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
     """Void a round (a malfunction): an open one's stake is refunded; a completed one's stake is
-    refunded and its win reversed (:mod:`slotforge.rgs.void`). Voiding again answers the same."""
+    refunded and its win reversed (:mod:`slotforge.rgs.rounds.void`). Voiding again answers the same."""
     server = server_of(request)
     with server.transaction() as conn:
         owner = conn.execute(select(rounds.c.player_id).join(players, players.c.id == rounds.c.player_id).where(

@@ -1,32 +1,24 @@
-"""Connecting to the database, committing writes durably, and bringing the schema up to date.
+"""Connecting to the database and committing writes durably.
 
 SQLite runs in WAL mode with ``synchronous=FULL`` (a commit is on disk before the reply); a
 write transaction takes the write lock at its start (``BEGIN IMMEDIATE``), so that two requests
 never both read a balance and then both write it, while readers read a snapshot unblocked.
 The writers of one process share transactions (:class:`GroupCommit`): one commit, one disk
-flush, for every request that queued meanwhile. PostgreSQL locks the player's row
-(``SELECT ... FOR UPDATE``) for the same end and groups concurrent commits itself.
+flush, for every request that queued meanwhile. On PostgreSQL a writer locks the row it will
+change (``SELECT ... FOR UPDATE``: the game server a player's, the jackpot service a pool's) for
+the same end, and PostgreSQL groups concurrent commits itself.
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Connection, Engine, RootTransaction, create_engine, event, text
+from sqlalchemy import Connection, Engine, RootTransaction, create_engine, event
 from sqlalchemy.engine import make_url
 
-log = logging.getLogger("slotforge.rgs")
-
 WRITE = "slotforge_write"
-MIGRATIONS = Path(__file__).with_name("migrations")
-# Any fixed number: the PostgreSQL advisory lock that lets one server at a time migrate.
-MIGRATION_LOCK = 0x51077F0A6E
 # Connections kept open: at least the rounds in flight of a busy operator's lane (32) and the
 # requests of the shared thread pool beside them, so a request seldom opens a new one.
 POOL_SIZE = 40
@@ -170,14 +162,3 @@ def write_connection(engine: Engine) -> Connection:
     """A connection whose transactions take the write lock at their start."""
     return engine.connect().execution_options(**{WRITE: True})
 
-
-def migrate(engine: Engine) -> None:
-    """Create or upgrade the schema to the newest migration (one process at a time)."""
-    config = Config()
-    config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
-    log.info("database schema is up to date (%s)", engine.url.render_as_string(hide_password=True))

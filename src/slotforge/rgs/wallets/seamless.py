@@ -56,9 +56,9 @@ from slotforge.rgs.money import to_text
 from slotforge.rgs.outbox import Message, Outbox
 from slotforge.rgs.schema import operators, players, rounds
 from slotforge.rgs.settings import OperatorSettings, Settings
-from slotforge.rgs.wallet import ENTRY
+from slotforge.rgs.wallets.internal import ENTRY
 
-log = logging.getLogger("slotforge.rgs.seamless")
+log = logging.getLogger("slotforge.rgs.wallets.seamless")
 
 TARGET = "wallet"
 SIGNATURE_HEADER = "X-Signature"
@@ -215,7 +215,7 @@ class PlayerInfo:
 
 @dataclass
 class SeamlessWallet:
-    """The seamless wallets of every operator so configured; a :class:`~slotforge.rgs.wallet.Wallet`
+    """The seamless wallets of every operator so configured; a :class:`~slotforge.rgs.wallets.internal.Wallet`
     for their players (each call inside the round's transaction)."""
 
     settings: Settings

@@ -23,22 +23,22 @@ from typing import Any
 import orjson
 from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
+from slotforge.db import Writer
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.games.warmup import Warmup
-from slotforge.rgs import gamble_cap
-from slotforge.rgs.claims import Claims, in_progress
-from slotforge.rgs.database import Writer
 from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
-from slotforge.rgs.jackpots import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool
-from slotforge.rgs.lanes import Lanes
+from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
+from slotforge.rgs.rounds import gamble_cap
+from slotforge.rgs.rounds.claims import Claims, in_progress
+from slotforge.rgs.rounds.lanes import Lanes
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
-from slotforge.rgs.seamless import DebitIntent, Declined, SeamlessWallet
 from slotforge.rgs.settings import Jurisdiction, Settings
-from slotforge.rgs.wallet import InternalWallet, Wallet
+from slotforge.rgs.wallets.internal import InternalWallet, Wallet
+from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
 
 log = logging.getLogger("slotforge.rgs")
 
@@ -119,9 +119,9 @@ class Server:
         self.outbox = Outbox(engine, self.transaction, clock)
         # The operators' own wallets, called over HTTP (their receiver registered with the outbox).
         self.seamless = SeamlessWallet(settings, engine, self.outbox, self.now)
-        # Each operator's rounds in a lane of their own (see :mod:`slotforge.rgs.lanes`).
+        # Each operator's rounds in a lane of their own (see :mod:`slotforge.rgs.rounds.lanes`).
         self.lanes = Lanes(settings.rounds_in_flight)
-        # Sessions read lately: token hash -> (session, when read); see :func:`slotforge.rgs.access.cached`.
+        # Sessions read lately: token hash -> (session, when read); see :func:`slotforge.rgs.api.access.cached`.
         self.sessions: dict[str, tuple[Auth, int]] = {}
 
     def now(self) -> int:
@@ -209,7 +209,7 @@ class Server:
     def staked(self, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
                run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
         """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
-        before the round's transaction with its rollback held (see :mod:`slotforge.rgs.seamless`);
+        before the round's transaction with its rollback held (see :mod:`slotforge.rgs.wallets.seamless`);
         None for the internal wallet, and for a request answered already or still running."""
         if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
             return run(None)
