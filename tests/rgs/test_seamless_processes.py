@@ -203,7 +203,7 @@ def test_twin_requests_reaching_two_server_processes_send_one_debit(database_url
 
         with ThreadPoolExecutor(1) as first_process:
             first = first_process.submit(play, processes[0])
-            time.sleep(0.5)  # the first request's debit is at the wallet, answered only after 1.5 s
+            wallet.wait_for_debits(1)  # the first request's debit is at the wallet, answered only after 1.5 s
             twin = play(processes[1])
             played = first.result()
         assert played.status_code == 200, played.text

@@ -73,6 +73,13 @@ class WalletProcess:
     def books(self) -> dict[str, Any]:
         return httpx.get(f"{self.url}/admin/books", timeout=30).json()
 
+    def wait_for_debits(self, count: int, timeout: float = 30) -> None:
+        """Until the wallet has applied ``count`` debits (whether or not it has answered them)."""
+        deadline = time.monotonic() + timeout
+        while sum(tx["kind"] == "debit" for tx in self.books()["transactions"]) < count:
+            assert time.monotonic() < deadline, f"fewer than {count} debits at the wallet after {timeout} s"
+            time.sleep(0.05)
+
     def balance(self, player: str) -> str | None:
         return next((p["balance"] for p in self.books()["players"] if p["player_id"] == player), None)
 
