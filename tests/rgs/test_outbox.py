@@ -15,6 +15,7 @@ from slotforge.rgs.outbox import Message, Outbox, backoff_ms
 from slotforge.rgs.schema import migrate
 from slotforge.rgs.schema import outbox as table
 from tests.rgs.conftest import FakeClock
+from tests.rgs.plans import assert_read_through
 
 
 class Receiver:
@@ -154,17 +155,6 @@ def test_a_delivery_pass_never_walks_the_delivered_messages(database_url):
     query = mail.due_query(["wallet"], now=10**12, batch=8)
     with box.engine.connect() as conn:
         assert [row.key for row in conn.execute(query)] == [f"k{n}" for n in range(delivered, delivered + owed)]
-        sql = str(query.compile(dialect=conn.dialect, compile_kwargs={"literal_binds": True}))
         if conn.dialect.name == "postgresql":
             conn.exec_driver_sql("ANALYZE outbox")
-            plan = conn.exec_driver_sql("EXPLAIN (ANALYZE, FORMAT JSON) " + sql).scalar()[0]["Plan"]
-            assert rows_read(plan) <= 2 * owed, plan
-        else:
-            plan = " ".join(row[-1] for row in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
-            assert "ix_outbox_undelivered" in plan, plan
-
-
-def rows_read(plan: dict[str, Any]) -> int:
-    """The most rows any node of a PostgreSQL plan produced or read and threw away."""
-    own = plan.get("Actual Rows", 0) + plan.get("Rows Removed by Filter", 0)
-    return max(own, *(rows_read(child) for child in plan.get("Plans", [])), 0) if plan.get("Plans") else own
+        assert_read_through(conn, query, "ix_outbox_undelivered", most_rows=2 * owed)

@@ -23,8 +23,10 @@ from slotforge.rgs.api import access
 from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import rounds
 from slotforge.rgs.settings import SettingsError, load_settings
+from slotforge.rgs.wallets.seamless import PENDING_WINS
 
 from .conftest import SRC, Api
+from .plans import assert_read_through
 from .wallets import OPERATOR, SECRET, WalletProcess, seamless_operator, settings_file
 
 STAKE = "0.20"  # Dynasty's default bet
@@ -161,6 +163,26 @@ def test_a_round_debits_the_wallet_and_shows_its_credit_pending_until_acknowledg
     drain(casino.server)
     with casino.server.engine.connect() as conn:
         assert audit(conn) == []
+
+
+def test_the_wins_owed_to_a_wallet_are_summed_without_walking_the_players_history(casino, wallet):
+    """Every seamless round shows the wallet's balance plus the wins on their way to it; with
+    thousands of settled rounds behind a player that sum must read only the few still owed."""
+    player = seamless_player(casino, wallet)
+    played = player.play().json()["round"]
+    settled, owed = 3000, 3
+    with casino.server.transaction() as conn:
+        row = conn.execute(select(rounds).where(rounds.c.id == played["id"])).mappings().one()
+        copy = {name: value for name, value in row.items() if name != "id"}
+        conn.execute(rounds.update().values(wallet_status="settled"))
+        conn.execute(rounds.insert(), [dict(copy, wallet_status="credit_pending" if n < owed else "settled", win=100)
+                                       for n in range(settled + owed)])
+    query = PENDING_WINS.params(p_player=row["player_id"])
+    with casino.server.engine.connect() as conn:
+        assert conn.execute(query).scalar_one() == owed * 100
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql("ANALYZE rounds")
+        assert_read_through(conn, query, "ix_rounds_credit_pending", most_rows=2 * owed)
 
 
 def test_deposits_to_a_seamless_player_are_refused(casino, wallet):

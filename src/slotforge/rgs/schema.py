@@ -122,6 +122,10 @@ rounds = Table(
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
 )
+# A seamless player's wins on their way to the wallet, summed on every round: partial, so that the
+# sum reads those few rounds, never the player's whole history.
+Index("ix_rounds_credit_pending", rounds.c.player_id, postgresql_where=rounds.c.wallet_status == "credit_pending",
+      sqlite_where=rounds.c.wallet_status == "credit_pending")
 
 carried_state = Table(
     "carried_state", metadata,
