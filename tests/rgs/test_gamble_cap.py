@@ -66,3 +66,14 @@ def test_an_unconvertible_cap_refuses_the_gambles_start_but_not_collect(moon):
     refuse_gamble_start(moon, waiting, "collect", "SEK", rate_of)  # the win can always be taken
     refuse_gamble_start(moon, waiting, "sun", "USD", rate_of)  # convertible: the gamble starts
     refuse_gamble_start(moon, waiting, "sun", "SEK", rate_of, fun=True)  # fun play: capped as it stands
+
+
+def test_every_round_the_server_plays_is_given_the_converted_cap(make_api, games):
+    """A round the server plays, not only the cap's arithmetic: it is played under the converted
+    cap, not the operator's limit alone."""
+    api = make_api({"moon-of-fortune": games["moon-of-fortune"]}, gamble_limit="10000.00",
+                   jackpot_rates={"GBP": "1.17"})
+    answer = api.player("100.00").play("moon-of-fortune")
+    assert answer.status_code == 200, answer.text
+    # GBP 7,500 at 1.17 EUR per GBP = EUR 8,775.00, below the operator's 10,000.00.
+    assert answer.json()["round"]["inputs"]["operator"]["gamble_limit"] == "8775.00"

@@ -108,9 +108,9 @@ def compile_games(codes: list[str], workers: int | None = None,
                   on_change: Callable[[str, str], None] = lambda code, state: None,
                   stop: threading.Event | None = None) -> dict[str, str]:
     """Compile ``codes`` into the disk cache, longest first (:func:`compile_order`), ``workers``
-    processes at a time (default: one per core); ``on_change(code, state)`` hears each game become ``compiling`` and
-    then ``ready`` or ``failed``. Returns each game's final state. With numba's JIT disabled
-    there is nothing to compile."""
+    processes at a time (default: one per core); ``on_change(code, state)`` hears each game
+    become ``compiling`` and then ``ready`` or ``failed``. Returns each game's final state. With
+    numba's JIT disabled there is nothing to compile."""
     if numba_config.DISABLE_JIT:
         return {code: READY for code in codes}
     workers = max(1, min(workers or os.cpu_count() or 1, len(codes)))

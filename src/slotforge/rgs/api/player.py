@@ -128,14 +128,15 @@ def describe_game(game: Game) -> dict[str, Any]:
 
 
 @router.post("/rounds", response_model=None, responses=answers.PLAY_ROUND)
-async def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> JSONResponse:
+async def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> Response:
     """Take the stake and play a round; a round that waits for a decision stays open."""
     server, path = server_of(request), request.url.path
     return await server.lanes.run(auth.operator_id, lambda: start_round(server, auth, body, path, key))
 
 
-def start_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> JSONResponse:
-    """The round a player asked for, run in its operator's lane."""
+def start_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> Response:
+    """The round a player asked for, run in its operator's lane (the straight path answers the
+    committed round's bytes as they are; the general path a JSON body)."""
     game = server.playable(body.game)
     if body.script is not None and not (auth.fun and server.settings.qa):
         raise ApiError(403, "FEATURE_DISABLED", "script: forced outcomes only in fun sessions of a --qa server",

@@ -154,10 +154,11 @@ class Server:
                            f"operator's rate table has no rate for {currency}", field="game")
         return rate
 
-    def operator_settings(self, auth: Auth, game: Game | None = None) -> Operator:
+    def operator_settings(self, auth: Auth, game: Game) -> Operator:
+        """What the operator sets for a round of ``game``: the gamble limit (lowered to a cap the
+        game's rules set in a currency of their own, converted) and whether it is fun play."""
         limit = self.settings.gamble_limit if auth.jurisdiction.gamble else Decimal(0)
-        if game is not None:  # a cap the game's rules set in a currency of their own, converted
-            limit = gamble_cap.gamble_limit(game, limit, auth.currency, self.settings.jackpot_rate, auth.fun)
+        limit = gamble_cap.gamble_limit(game, limit, auth.currency, self.settings.jackpot_rate, auth.fun)
         return Operator(gamble_limit=limit, fun_play=auth.fun)
 
     # -- exactly once ---------------------------------------------------------------------------
@@ -300,9 +301,8 @@ class Server:
         self.refuse_open_round(conn, auth.player_id, game.code)
         self.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
-        if debit is None and player["balance"] < stake:  # a seamless wallet answers for itself
-            raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(player['balance'])} is below the stake "
-                           f"{to_text(stake)}", balance=to_text(player["balance"]))
+        if debit is None:  # a seamless wallet answers for itself
+            refuse_short_balance(player["balance"], stake)
         if autoplay_id is not None:
             self.refuse_stopped_autoplay(conn, auth, autoplay_id)
         state = self.carried_state(conn, auth.player_id, game) if carries_state(game) else {}
@@ -511,6 +511,13 @@ def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int,
         return stored["status_code"], json.loads(stored["body"])
     row = conn.execute(select(rounds).where(rounds.c.id == stored["round_id"])).mappings().one()
     return stored["status_code"], round_answer(row)
+
+
+def refuse_short_balance(balance: int, stake: int) -> None:
+    """402 ``INSUFFICIENT_FUNDS`` when ``balance`` does not cover ``stake`` (minor units)."""
+    if balance < stake:
+        raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(balance)} is below the stake {to_text(stake)}",
+                       balance=to_text(balance))
 
 
 def round_answer(row: Any) -> dict[str, Any]:

@@ -38,17 +38,25 @@ import logging
 from typing import Any
 
 import orjson
-from sqlalchemy import BigInteger, Boolean, Integer, String, Text, and_, bindparam, cast, exists, select, text, update
+from sqlalchemy import BigInteger, Boolean, Integer, String, Text, bindparam, cast, exists, select, text, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs.errors import ApiError, field_of, invalid
+from slotforge.rgs.errors import field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.claims import claim_number, in_progress
-from slotforge.rgs.rounds.service import STORED_ANSWER, Auth, Server, carries_state, iso, stored_answer
+from slotforge.rgs.rounds.service import (
+    STORED_ANSWER,
+    Auth,
+    Server,
+    carries_state,
+    iso,
+    refuse_short_balance,
+    stored_answer,
+)
 from slotforge.rgs.schema import idempotency, ledger, players, rounds
 
 log = logging.getLogger("slotforge.rgs")
@@ -125,8 +133,6 @@ SELECT round.id, stored.round_id FROM round LEFT JOIN stored ON true
 """).bindparams(*(bindparam(name, type_=kind) for name, kind in ROUND_FIELDS.items() if name != "jackpot_win"),
                 *(bindparam(name, type_=kind) for name, kind in (("key", String), ("request_hash", String),
                                                                  ("status_code", Integer), ("created_at", BigInteger))))
-OPEN_ROUND = select(rounds.c.id).where(and_(rounds.c.player_id == bindparam("p_player"),
-                                            rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting"))
 PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
 
 
@@ -147,7 +153,8 @@ def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runn
     server.check_key(key)
     with server.in_flight(auth.player_id, key):
         try:
-            result = runner.play_round(game, bet.as_json(), script=script, operator=server.operator_settings(auth))
+            result = runner.play_round(game, bet.as_json(), script=script,
+                                       operator=server.operator_settings(auth, game))
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
         except Exception:
@@ -237,13 +244,8 @@ def refusal(server: Server, auth: Auth, game: Game, stake: int, key: str,
         stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
         if stored is not None:
             return stored_answer(conn, stored, fingerprint)
-        waiting = conn.execute(OPEN_ROUND, {"p_player": auth.player_id, "p_game": game.code}).scalar()
+        server.refuse_open_round(conn, auth.player_id, game.code)
         player = conn.execute(PLAYER, {"p_player": auth.player_id}).mappings().one()
-    if waiting is not None:
-        raise ApiError(409, "ROUND_IN_PROGRESS", f"round {waiting} of {game.code} waits for a decision; finish it "
-                       "first", round=waiting)
     server.refuse_too_soon(dict(player), auth.jurisdiction, server.now())
-    if player["balance"] < stake:
-        raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(player['balance'])} is below the stake "
-                       f"{to_text(stake)}", balance=to_text(player["balance"]))
+    refuse_short_balance(player["balance"], stake)
     return None
