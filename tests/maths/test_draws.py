@@ -4,6 +4,7 @@ exactness, and `slotforge rng report`."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from types import SimpleNamespace
 
@@ -120,7 +121,9 @@ def test_rng_report_runs_dieharder_and_every_chi_square(tmp_path):
     assert result.exit_code == 0, result.output
     text = path.read_text()
     assert "| sts_monobit | 1 | 100,000 | 100 |" in text
-    assert "**1 passed, 0 weak, 0 failed.**" in text
+    # dieharder calls a p-value below 0.005 or above 0.995 weak: a perfect generator's one test is
+    # weak one run in a hundred, and fails (p below 0.000001) one in a million.
+    assert re.search(r"\*\*(1 passed, 0 weak|0 passed, 1 weak), 0 failed\.\*\*", text), text
     for code in game_codes():
         assert f"`{code}`" in text
     assert "0 reject the design" in text

@@ -119,7 +119,10 @@ def test_a_hanging_wallet_of_one_operator_delays_no_other_operators_rounds(setup
     still_waiting = load.waiting
 
     assert health.status_code == 200 and health_s < 0.5, (health.status_code, health_s)
-    assert loaded <= max(2 * unloaded, unloaded + 0.1), f"B's p99: {loaded:.3f} s loaded, {unloaded:.3f} s unloaded"
+    # Twice the unloaded p99, or a quarter second more where that is tiny: the other tests share the
+    # two cores (a loaded p99 of 0.17 s against 0.03 s was seen so), while B's rounds queued behind
+    # A's would wait out the wallet's 15 s time-out.
+    assert loaded <= max(2 * unloaded, unloaded + 0.25), f"B's p99: {loaded:.3f} s loaded, {unloaded:.3f} s unloaded"
     assert still_waiting >= 100, f"A's rounds ended during the measurement ({still_waiting} left): it proves nothing"
     assert not load.statuses, f"A's rounds answered while their wallet hangs: {load.statuses[:5]}"
     client.close()
