@@ -121,7 +121,7 @@ class GroupCommit:
             raise
         failure: BaseException | None = None
         try:
-            with batch.connection.begin_nested():
+            with savepoint(batch.connection):
                 yield batch.connection
         except BaseException as error:
             failure = error
@@ -136,6 +136,21 @@ class GroupCommit:
             raise failure
         if batch.error is not None:
             raise batch.error
+
+
+@contextmanager
+def savepoint(connection: Connection) -> Iterator[None]:
+    """A savepoint of one writer in a shared transaction: released when the block ends, rolled
+    back alone if it raises. Written as plain SQL: SQLAlchemy's ``begin_nested`` names each
+    savepoint anew and so compiles a statement for every writer."""
+    connection.exec_driver_sql("SAVEPOINT writer")
+    try:
+        yield
+    except BaseException:
+        connection.exec_driver_sql("ROLLBACK TO SAVEPOINT writer")
+        connection.exec_driver_sql("RELEASE SAVEPOINT writer")
+        raise
+    connection.exec_driver_sql("RELEASE SAVEPOINT writer")
 
 
 class Writer:

@@ -31,6 +31,8 @@ from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api import web
+from slotforge.rgs.api.http import MAX_BODY_BYTES, error_answer, too_large, validation_error
+from slotforge.rgs.api.round_route import RoundRoute
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import EmbeddedJackpots, Jackpots, has_pool
@@ -41,7 +43,6 @@ from slotforge.rgs.settings import Settings, load_settings
 
 log = logging.getLogger("slotforge.rgs")
 
-MAX_BODY_BYTES = 64 * 1024
 CONFIG_ENV = "SLOTFORGE_CONFIG"
 
 
@@ -81,6 +82,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     web.install(app)
     install_error_answers(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(RoundRoute, server=server)  # outermost: the busiest request skips the rest
     return app
 
 
@@ -122,14 +124,11 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
         yield
     finally:
         server.warmup.stop()
+        server.lanes.close()
         server.outbox.stop()
         app.state.jackpot_hub.stop()
         if isinstance(server.jackpots, NetworkedJackpots):
             server.jackpots.stop()
-
-
-def error_answer(error: ApiError) -> JSONResponse:
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
 
 def install_error_answers(app: FastAPI) -> None:
@@ -141,16 +140,7 @@ def install_error_answers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation(_request: Request, error: RequestValidationError) -> JSONResponse:
-        first = error.errors()[0]
-        location = [str(part) for part in first.get("loc", ())]
-        if location[:1] in (["body"], ["query"], ["path"], ["header"]):
-            location = location[1:]
-        field = ".".join(location) or "body"
-        if first.get("type") == "json_invalid":
-            field, message = "body", "body: not valid JSON"
-        else:
-            message = f"{field}: {first.get('msg', 'invalid')}"
-        return error_answer(ApiError(422, "VALIDATION", message, field=field))
+        return error_answer(validation_error(error.errors()[0]))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
@@ -175,7 +165,7 @@ class BodyLimit:
             return
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-            await too_large(send)
+            await refuse_too_large(send)
             return
         received = 0
 
@@ -184,15 +174,14 @@ class BodyLimit:
             message = await receive()
             received += len(message.get("body", b""))
             if received > MAX_BODY_BYTES:
-                raise ApiError(413, "VALIDATION", f"body: larger than {MAX_BODY_BYTES} bytes", field="body")
+                raise too_large()
             return message
 
         await self.app(scope, counted, send)
 
 
-async def too_large(send: Send) -> None:
-    response = error_answer(ApiError(413, "VALIDATION", f"body: larger than {MAX_BODY_BYTES} bytes", field="body"))
-    await response({"type": "http"}, None, send)  # type: ignore[arg-type]
+async def refuse_too_large(send: Send) -> None:
+    await error_answer(too_large())({"type": "http"}, None, send)  # type: ignore[arg-type]
 
 
 class HideTokens(logging.Filter):

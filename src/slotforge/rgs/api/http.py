@@ -1,4 +1,5 @@
-"""uvicorn's HTTP protocols, answering a request they cannot parse in the server's error form.
+"""HTTP in the server's error form: error answers, the body limit, validation errors, and
+uvicorn's protocols answering a request they cannot parse.
 
 ``uvicorn.run(..., http=PROTOCOL)``: an import string, so that worker processes load it too.
 
@@ -11,8 +12,51 @@ other error, and close the connection as uvicorn does (the stream cannot be trus
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from fastapi.responses import JSONResponse
+from starlette.types import Receive
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from slotforge.rgs.errors import ApiError
+
+MAX_BODY_BYTES = 64 * 1024
+LOCATIONS = (["body"], ["query"], ["path"], ["header"])  # where FastAPI says a field was
+
+
+def error_answer(error: ApiError) -> JSONResponse:
+    """``{"error", "message", "field"?}`` with the error's status and headers."""
+    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+
+
+def too_large() -> ApiError:
+    return ApiError(413, "VALIDATION", f"body: larger than {MAX_BODY_BYTES} bytes", field="body")
+
+
+def validation_error(first: dict[str, Any]) -> ApiError:
+    """422 ``VALIDATION`` naming the field of a request's first validation error (pydantic's
+    form: ``loc``, ``type``, ``msg``)."""
+    location = [str(part) for part in first.get("loc", ())]
+    if location[:1] in LOCATIONS:
+        location = location[1:]
+    field = ".".join(location) or "body"
+    if first.get("type") == "json_invalid":
+        return ApiError(422, "VALIDATION", "body: not valid JSON", field="body")
+    return ApiError(422, "VALIDATION", f"{field}: {first.get('msg', 'invalid')}", field=field)
+
+
+async def read_body(receive: Receive) -> bytes:
+    """A request's whole body, refused (413) as soon as it passes ``MAX_BODY_BYTES``."""
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large()
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
 def invalid_request(reason: str, default_headers: list[tuple[bytes, bytes]]) -> bytes:
