@@ -32,7 +32,7 @@ from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api import web
 from slotforge.rgs.api.http import MAX_BODY_BYTES, error_answer, too_large, validation_error
-from slotforge.rgs.api.round_route import RoundRoute
+from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import EmbeddedJackpots, Jackpots, has_pool
@@ -72,7 +72,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
                     server.jackpots.ensure(conn, game)
     finish_interrupted(server)
     warmup.start()
-    app = FastAPI(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
+    app = GameServerApp(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
                   lifespan=outbox_worker)
     app.state.server = server
     app.state.fun_sessions = FunSessions(settings, engine, server.transaction, clock)
@@ -82,7 +82,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     web.install(app)
     install_error_answers(app)
     app.add_middleware(BodyLimit)
-    app.add_middleware(RoundRoute, server=server)  # outermost: the busiest request skips the rest
+    app.round_route = RoundRoute(server)  # the busiest request skips the rest
     return app
 
 

@@ -1,5 +1,6 @@
 """``POST /v1/rounds`` on a bare ASGI route: the server's busiest request, answered without
-FastAPI's routing, dependency solving and middleware chain.
+FastAPI's routing, dependency solving and middleware chain (:class:`GameServerApp` hands it
+over before any of them).
 
 Under load those cost about three times the round itself (a profile of a server at its limit:
 the HTTP stack and FastAPI took two thirds of the interpreter, the round and its transaction a
@@ -13,9 +14,10 @@ from __future__ import annotations
 import logging
 
 import anyio.to_thread
+from fastapi import FastAPI
 from pydantic import ValidationError
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from slotforge.rgs.api import access
 from slotforge.rgs.api.http import error_answer, read_body, validation_error
@@ -31,16 +33,17 @@ INTERNAL = ApiError(500, "INTERNAL", "internal error; nothing was changed")
 
 
 class RoundRoute:
-    """ASGI middleware that answers ``POST /v1/rounds`` itself and passes every other request on."""
+    """The ASGI handler of ``POST /v1/rounds``."""
 
-    def __init__(self, app: ASGIApp, server: Server) -> None:
-        self.app = app
+    def __init__(self, server: Server) -> None:
         self.server = server
 
+    @staticmethod
+    def takes(scope: Scope) -> bool:
+        """Whether the request is this route's."""
+        return scope["type"] == "http" and scope["path"] == PATH and scope["method"] == "POST"
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] != PATH or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
         try:
             response = await self.play(scope, receive)
         except ApiError as error:
@@ -59,6 +62,19 @@ class RoundRoute:
         body = parse(headers, await read_body(receive))
         key = text_header(headers, b"idempotency-key")
         return await self.server.lanes.run(auth.operator_id, lambda: start_round(self.server, auth, body, PATH, key))
+
+
+class GameServerApp(FastAPI):
+    """The game server's FastAPI application, which answers ``POST /v1/rounds`` with its
+    :class:`RoundRoute` before FastAPI's own machinery (telemetry checks, middleware, routing)."""
+
+    round_route: RoundRoute | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.round_route is not None and self.round_route.takes(scope):
+            await self.round_route(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 def text_header(headers: dict[bytes, bytes], name: bytes) -> str | None:
