@@ -11,13 +11,17 @@ the same end, and PostgreSQL groups concurrent commits itself.
 
 from __future__ import annotations
 
+import asyncio
+import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, RootTransaction, create_engine, event
 from sqlalchemy.engine import make_url
 
+Result = TypeVar("Result")
 WRITE = "slotforge_write"
 # Connections kept open: at least the rounds in flight of a busy operator's lane (32) and the
 # requests of the shared thread pool beside them, so a request seldom opens a new one.
@@ -109,6 +113,43 @@ class GroupCommit:
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """A savepoint in the shared transaction; returns (or raises) once the batch is committed."""
+        batch = self._begin_turn()
+        failure: BaseException | None = None
+        try:
+            with savepoint(batch.connection):
+                yield batch.connection
+        except BaseException as error:
+            failure = error
+        finally:
+            self._end_turn(batch, 1)
+        batch.committed.wait()
+        if failure is not None:
+            raise failure
+        if batch.error is not None:
+            raise batch.error
+
+    def run_all(self, jobs: list[Callable[[Connection], Any]]) -> list[tuple[Any, Exception | None]]:
+        """Run ``jobs`` one after another in one turn, each in a savepoint of its own (a job that
+        raises is rolled back alone); once the batch is committed, each job's ``(result, error)``."""
+        batch = self._begin_turn()
+        outcomes: list[tuple[Any, Exception | None]] = []
+        try:
+            for job in jobs:
+                try:
+                    with savepoint(batch.connection):
+                        outcomes.append((job(batch.connection), None))
+                except Exception as error:
+                    outcomes.append((None, error))
+        finally:
+            self._end_turn(batch, len(jobs))
+        batch.committed.wait()
+        if batch.error is not None:  # nothing of the batch is on disk
+            error = batch.error if isinstance(batch.error, Exception) else RuntimeError(repr(batch.error))
+            return [(None, error)] * len(jobs)
+        return outcomes
+
+    def _begin_turn(self) -> Batch:
+        """Wait for the turn (writers queued are counted: the last of a turn commits); the open batch."""
         with self._count:
             self._queued += 1
         self._turn.acquire()
@@ -119,23 +160,67 @@ class GroupCommit:
         except BaseException:
             self._turn.release()
             raise
-        failure: BaseException | None = None
+        return batch
+
+    def _end_turn(self, batch: Batch, writers: int) -> None:
+        """Count the turn's writers into the batch; commit it if nobody waits or it is full."""
         try:
-            with savepoint(batch.connection):
-                yield batch.connection
-        except BaseException as error:
-            failure = error
-        finally:
-            batch.writers += 1
+            batch.writers += writers
             if batch.writers >= self.largest or not self._queued:
                 self._batch = None
                 batch.commit()
+        finally:
             self._turn.release()
-        batch.committed.wait()
-        if failure is not None:
-            raise failure
-        if batch.error is not None:
-            raise batch.error
+
+
+class Batches:
+    """Write jobs handed over by the event loop, run by one thread of their own in turns of
+    :class:`GroupCommit`: each turn takes every job queued while the last one committed, so a
+    burst of rounds shares one commit without a thread (or a thread hop) per round."""
+
+    def __init__(self, group: GroupCommit) -> None:
+        self.group = group
+        self._jobs: queue.SimpleQueue[tuple[Callable[[Connection], Any], asyncio.AbstractEventLoop, asyncio.Future]] \
+            = queue.SimpleQueue()
+        self._starting = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    async def run(self, job: Callable[[Connection], Result]) -> Result:
+        """``job(conn)`` in the next turn's savepoint; its result (or error) once committed."""
+        self._start()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future = loop.create_future()
+        self._jobs.put((job, loop, future))
+        return await future
+
+    def _start(self) -> None:
+        if self._thread is None:
+            with self._starting:
+                if self._thread is None:  # a daemon: an unacknowledged write must not hold up an exit
+                    self._thread = threading.Thread(target=self._serve, name="batched-writes", daemon=True)
+                    self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            taken = [self._jobs.get()]
+            while len(taken) < self.group.largest:
+                try:
+                    taken.append(self._jobs.get_nowait())
+                except queue.Empty:
+                    break
+            outcomes = self.group.run_all([job for job, _loop, _future in taken])
+            for (_job, loop, future), outcome in zip(taken, outcomes, strict=True):
+                loop.call_soon_threadsafe(settle, future, *outcome)
+
+
+def settle(future: asyncio.Future, result: Any, error: Exception | None) -> None:
+    """Hand a job's outcome to its waiter (gone if its request was cancelled meanwhile)."""
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 @contextmanager
@@ -156,11 +241,13 @@ def savepoint(connection: Connection) -> Iterator[None]:
 class Writer:
     """Opens a process's write transactions on ``engine``: on SQLite through one
     :class:`GroupCommit` (its one writer at a time queues on a fair, prompt lock, where SQLite's
-    busy handler sleeps and retries, and shares commits), on PostgreSQL one transaction each."""
+    busy handler sleeps and retries, and shares commits), on PostgreSQL one transaction each.
+    On SQLite, :attr:`batches` takes write jobs from the event loop into the same commits."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
+        self.batches = Batches(self._group) if self._group is not None else None
 
     @contextmanager
     def __call__(self) -> Iterator[Connection]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
 
@@ -50,19 +51,23 @@ def parse_bet(game: Game, raw: dict[str, Any]) -> Bet:
         raise invalid(field_of(str(error)) or "bet", str(error), "INVALID_BET") from error
 
 
-def check_stake(server: Server, auth: Auth, game: Game, bet: Bet) -> None:
+def check_stake(auth: Auth, bet: Bet) -> None:
     """Refuse what the jurisdiction or the currency does not allow, before anything is taken."""
     limit = auth.jurisdiction.max_stake
     if limit is not None and bet.total_bet > limit:
         raise ApiError(403, "LIMIT_EXCEEDED", f"bet: the total bet {bet.total_bet} is above the limit {limit}",
                        field="bet")
-    if has_pool(game) and not auth.fun:
-        server.pool_rate(auth.currency)  # 403 GAME_NOT_ALLOWED for a currency without a rate
-        server.jackpots.check(game)  # 503 JACKPOT_UNAVAILABLE while the pool cannot be reached
     try:
         to_minor(bet.total_bet, "bet")
     except ValueError as error:
         raise invalid("bet", str(error), "INVALID_BET") from error
+
+
+def check_pool(server: Server, auth: Auth, game: Game) -> None:
+    """A real-money round of a jackpot game: the pool's currency rate known, the pool reachable."""
+    if has_pool(game) and not auth.fun:
+        server.pool_rate(auth.currency)  # 403 GAME_NOT_ALLOWED for a currency without a rate
+        server.jackpots.check(game)  # 503 JACKPOT_UNAVAILABLE while the pool cannot be reached
 
 
 @router.get("/health", response_model=None, responses=answers.HEALTH)
@@ -130,13 +135,34 @@ def describe_game(game: Game) -> dict[str, Any]:
 @router.post("/rounds", response_model=None, responses=answers.PLAY_ROUND)
 async def play_round(body: RoundRequest, auth: Player, request: Request, key: IdempotencyKey = None) -> Response:
     """Take the stake and play a round; a round that waits for a decision stays open."""
-    server, path = server_of(request), request.url.path
-    return await server.lanes.run(auth.operator_id, lambda: start_round(server, auth, body, path, key))
+    return await answer_round(server_of(request), auth, body, request.url.path, key)
 
 
-def start_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> Response:
-    """The round a player asked for, run in its operator's lane (the straight path answers the
-    committed round's bytes as they are; the general path a JSON body)."""
+@dataclass(frozen=True)
+class Asked:
+    """A round request, checked: what nothing but the request and the settings decide."""
+
+    game: Game
+    bet: Bet
+    script: runner.Script | None
+    fingerprint: str
+
+
+async def answer_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> Response:
+    """The round a player asked for: a straight one on the event loop (its transaction batched
+    or in a thread), any other in its operator's lane (the straight path answers the committed
+    round's bytes as they are; the general path a JSON body)."""
+    asked = ask(server, auth, body, path)
+    if straight(auth, asked.game, body.autoplay):
+        played = await play_straight(server, auth, asked.game, asked.bet, asked.script, key, asked.fingerprint)
+        if played is not None:
+            return Response(played[1], status_code=played[0], media_type="application/json")
+    return await server.lanes.run(auth.operator_id, lambda: play_general(server, auth, body, asked, key))
+
+
+def ask(server: Server, auth: Auth, body: RoundRequest, path: str) -> Asked:
+    """Check a round request against the game, the jurisdiction and the currency, without the
+    database or the network (it runs on the event loop)."""
     game = server.playable(body.game)
     if body.script is not None and not (auth.fun and server.settings.qa):
         raise ApiError(403, "FEATURE_DISABLED", "script: forced outcomes only in fun sessions of a --qa server",
@@ -144,27 +170,28 @@ def start_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: 
     if body.autoplay is not None and not auth.jurisdiction.autoplay.allowed:
         raise ApiError(403, "FEATURE_DISABLED", "autoplay: not allowed in this jurisdiction", field="autoplay")
     bet = parse_bet(game, body.bet)
-    check_stake(server, auth, game, bet)
-    if body.autoplay is not None:
-        check_plan(server, auth, body.autoplay, game, bet)
+    check_stake(auth, bet)
     script = None
     if body.script is not None:
         try:
             script = runner.parse_script(game, {**body.script, "bet": bet.as_json()})  # the stake is the bet's
         except (ScriptError, BetError) as error:
             raise invalid(f"script.{field_of(str(error)) or ''}".rstrip("."), f"script.{error}") from error
+    return Asked(game, bet, script, request_hash(path, body.model_dump(mode="json")))
 
-    fingerprint = request_hash(path, body.model_dump(mode="json"))
-    if straight(auth, game, body.autoplay):
-        played = play_straight(server, auth, game, bet, script, key, fingerprint)
-        if played is not None:
-            return Response(played[1], status_code=played[0], media_type="application/json")
+
+def play_general(server: Server, auth: Auth, body: RoundRequest, asked: Asked, key: str | None) -> JSONResponse:
+    """Any round on the general path (in the operator's lane: it may wait on the database, a
+    seamless wallet or a jackpot service)."""
+    check_pool(server, auth, asked.game)
+    if body.autoplay is not None:
+        check_plan(server, auth, body.autoplay, asked.game, asked.bet)
 
     def run(debit: DebitIntent | None) -> tuple[int, dict[str, Any]]:
-        return server.exactly_once(auth, key, fingerprint, lambda conn, row: server.start_round(
-            conn, row, auth, game, bet, script, body.autoplay, debit=debit))
+        return server.exactly_once(auth, key, asked.fingerprint, lambda conn, row: server.start_round(
+            conn, row, auth, asked.game, asked.bet, asked.script, body.autoplay, debit=debit))
 
-    return answer(*server.staked(auth, key, game.code, bet.total_bet, body.autoplay, run))
+    return answer(*server.staked(auth, key, asked.game.code, asked.bet.total_bet, body.autoplay, run))
 
 
 @router.post("/rounds/{round_id}/decisions", response_model=None, responses=answers.DECIDE)
@@ -244,7 +271,8 @@ def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: I
         if value is not None and Decimal(value) <= 0:
             raise invalid(name, f"{name}: expected an amount above zero, got {value}")
     game = server.game(body.game)
-    check_stake(server, auth, game, parse_bet(game, body.bet))
+    check_stake(auth, parse_bet(game, body.bet))
+    check_pool(server, auth, game)
     plan = body.model_dump(mode="json")
 
     def work(conn, row):

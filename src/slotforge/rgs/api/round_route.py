@@ -22,7 +22,7 @@ from starlette.types import Receive, Scope, Send
 from slotforge.rgs.api import access
 from slotforge.rgs.api.http import error_answer, read_body, validation_error
 from slotforge.rgs.api.models import RoundRequest
-from slotforge.rgs.api.player import start_round
+from slotforge.rgs.api.player import answer_round
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.rounds.service import Server
 
@@ -50,18 +50,19 @@ class RoundRoute:
             response = error_answer(error)
         except Exception:
             log.exception("unexpected error")
-            response = error_answer(INTERNAL)
+            await error_answer(INTERNAL)(scope, receive, send)
+            raise  # as Starlette does: the ASGI server (or a test client) learns of it too
         await response(scope, receive, send)
 
     async def play(self, scope: Scope, receive: Receive) -> Response:
-        """The round the request asks for, played in its operator's lane."""
+        """The round the request asks for (see :func:`~slotforge.rgs.api.player.answer_round`)."""
         headers = dict(reversed(scope["headers"]))  # a repeated header: its first value, as Starlette reads it
         authorization = text_header(headers, b"authorization")
         auth = access.cached(self.server, authorization) or await anyio.to_thread.run_sync(
             access.authenticate, self.server, authorization)
         body = parse(headers, await read_body(receive))
         key = text_header(headers, b"idempotency-key")
-        return await self.server.lanes.run(auth.operator_id, lambda: start_round(self.server, auth, body, PATH, key))
+        return await answer_round(self.server, auth, body, PATH, key)
 
 
 class GameServerApp(FastAPI):

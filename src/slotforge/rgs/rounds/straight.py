@@ -25,8 +25,13 @@ statement is a round trip, 2 and 3 are one statement and 4 to 6 another (common 
 expressions). A round still waiting for a decision also stores its answer as sent, as the round
 will change.
 
+Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
+needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
+every round queued meanwhile into one shared commit, each in a savepoint of its own), on
+PostgreSQL in a thread of the operator's lane.
+
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
-decision, the key answered already), the transaction is rolled back and :func:`refusal` finds
+decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back and :func:`refusal` finds
 out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
 jackpots, carried state, a failing round function) takes the general path in
 :class:`~slotforge.rgs.rounds.service.Server`.
@@ -35,10 +40,24 @@ jackpots, carried state, a failing round function) takes the general path in
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import orjson
-from sqlalchemy import BigInteger, Boolean, Integer, String, Text, bindparam, cast, exists, select, text, update
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Connection,
+    Integer,
+    String,
+    Text,
+    bindparam,
+    cast,
+    exists,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotforge.engine import round as runner
@@ -146,74 +165,97 @@ def straight(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
             and not (has_pool(game) and not auth.fun))
 
 
-def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None, key: str | None,
-                  fingerprint: str) -> tuple[int, bytes] | None:
+async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None,
+                        key: str | None, fingerprint: str) -> tuple[int, bytes] | None:
     """Play a round of the straight kind: ``(status, JSON answer)``; None when the round function
-    failed (the caller plays it on the general path, which voids a malfunction and refunds it)."""
+    failed (the caller plays it on the general path, which voids a malfunction and refunds it).
+    Runs on the event loop; only the transaction leaves it (see :func:`write`)."""
     server.check_key(key)
     with server.in_flight(auth.player_id, key):
-        try:
-            result = runner.play_round(game, bet.as_json(), script=script,
-                                       operator=server.operator_settings(auth, game))
-        except (ScriptError, BetError) as error:
-            raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
-        except Exception:
-            log.exception("the round function failed (%s, player %s); played again on the general path",
-                          game.code, auth.player_id)
+        result = play(server, auth, game, bet, script)
+        if result is None:
             return None
+        stake = to_minor(bet.total_bet, "bet")
         for _ in range(RETRIES):
             try:
-                return 200, commit_round(server, auth, game, bet, result, key, fingerprint)
+                return 200, await write(server, auth, key, lambda conn: commit_round(
+                    conn, server, auth, game, stake, result, key, fingerprint))
             except Refused:
-                answer = refusal(server, auth, game, to_minor(bet.total_bet, "bet"), key, fingerprint)
+                answer = await server.lanes.run(auth.operator_id, lambda: refusal(
+                    server, auth, game, stake, key, fingerprint))
                 if answer is not None:
                     return answer[0], orjson.dumps(answer[1])
         raise in_progress()
 
 
-def commit_round(server: Server, auth: Auth, game: Game, bet: Bet, result: runner.RoundResult, key: str,
-                 fingerprint: str) -> bytes:
-    """The round's one transaction (steps 2 to 7 of the module's description); its answer."""
+def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None) -> runner.RoundResult | None:
+    """Step 1: the round function's result, its record encoded once (None if it failed)."""
+    try:
+        return runner.play_round(game, bet.as_json(), script=script, operator=server.operator_settings(auth, game))
+    except (ScriptError, BetError) as error:
+        raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
+    except Exception:
+        log.exception("the round function failed (%s, player %s); played again on the general path",
+                      game.code, auth.player_id)
+        return None
+
+
+async def write(server: Server, auth: Auth, key: str, job: Callable[[Connection], bytes]) -> bytes:
+    """Run the round's transaction ``job``, holding the key's claim: on SQLite in the next
+    shared commit of the process's batched writes (no thread of its own); on PostgreSQL, which
+    groups concurrent commits itself, as a transaction of its own in a thread of the operator's lane."""
+    batches = server.transaction.batches
+    with server.claims.outside(auth.player_id, key):
+        if batches is not None:
+            return await batches.run(job)
+        return await server.lanes.run(auth.operator_id, lambda: in_transaction(server, job))
+
+
+def in_transaction(server: Server, job: Callable[[Connection], bytes]) -> bytes:
+    with server.transaction() as conn:
+        return job(conn)
+
+
+def commit_round(conn: Connection, server: Server, auth: Auth, game: Game, stake: int, result: runner.RoundResult,
+                 key: str, fingerprint: str) -> bytes:
+    """The round's transaction (steps 2 to 7 of the module's description); its answer."""
     now = server.now()
-    stake = to_minor(bet.total_bet, "bet")
     awaiting = not result.complete
     win = 0 if awaiting else to_minor(result.total_win, "total_win")  # paid once decided
     least_ms = auth.jurisdiction.min_round_ms
-    with server.claims.outside(auth.player_id, key), server.transaction() as conn:
-        postgres = conn.dialect.name == "postgresql"
-        settle = dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
-                      p_latest=now - least_ms if least_ms else NEVER)
-        if postgres:  # steps 2 and 3 in one statement
-            held, balance = conn.execute(CLAIM_AND_SETTLE, {**settle, "p_claim": claim_number(auth.player_id, key)}
-                                         ).one()
-            if not held:
-                raise in_progress()
-        else:
-            balance = conn.execute(SETTLE, settle).scalar()
-        if balance is None:
-            raise Refused
-        row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
-                   status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
-                   jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
-                   balance_before=balance + stake - win, balance_after=balance, record=result.encoded.decode(),
-                   started_at=now, finished_at=None if awaiting else now)
-        stored = dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
-                      body=None)  # the answer is the round as committed ...
-        if postgres:  # steps 4, 5 and 6 in one statement
-            row["id"], stored["round_id"] = conn.execute(ROUND_ENTRIES_AND_KEY, {**row, **stored}).one_or_none() \
-                or (None, None)
-        else:
-            row["id"] = stored["round_id"] = conn.execute(INSERT_ROUND, row).scalar()
-            if row["id"] is not None:
-                conn.execute(ENTRIES, [dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"],
-                                            reference=None, created_at=now)
-                                       for kind, amount in (("stake", stake), ("win", win)) if amount])
-                stored["round_id"] = conn.execute(STORE_KEY, stored).scalar()
-        if row["id"] is None or stored["round_id"] is None:
-            raise Refused
-        answer = answer_bytes(row, result)
-        if awaiting:  # ... unless the round is still open: it will change, the answer must not
-            conn.execute(KEEP_ANSWER, {"p_player": auth.player_id, "p_key": key, "p_body": answer.decode()})
+    postgres = conn.dialect.name == "postgresql"
+    settle = dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
+                  p_latest=now - least_ms if least_ms else NEVER)
+    if postgres:  # steps 2 and 3 in one statement
+        held, balance = conn.execute(CLAIM_AND_SETTLE, {**settle, "p_claim": claim_number(auth.player_id, key)}).one()
+        if not held:
+            raise in_progress()
+    else:
+        balance = conn.execute(SETTLE, settle).scalar()
+    if balance is None:
+        raise Refused
+    row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
+               status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
+               jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
+               balance_before=balance + stake - win, balance_after=balance, record=result.encoded.decode(),
+               started_at=now, finished_at=None if awaiting else now)
+    stored = dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
+                  body=None)  # the answer is the round as committed ...
+    if postgres:  # steps 4, 5 and 6 in one statement
+        row["id"], stored["round_id"] = conn.execute(ROUND_ENTRIES_AND_KEY, {**row, **stored}).one_or_none() \
+            or (None, None)
+    else:
+        row["id"] = stored["round_id"] = conn.execute(INSERT_ROUND, row).scalar()
+        if row["id"] is not None:
+            conn.execute(ENTRIES, [dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"],
+                                        reference=None, created_at=now)
+                                   for kind, amount in (("stake", stake), ("win", win)) if amount])
+            stored["round_id"] = conn.execute(STORE_KEY, stored).scalar()
+    if row["id"] is None or stored["round_id"] is None:
+        raise Refused
+    answer = answer_bytes(row, result)
+    if awaiting:  # ... unless the round is still open: it will change, the answer must not
+        conn.execute(KEEP_ANSWER, {"p_player": auth.player_id, "p_key": key, "p_body": answer.decode()})
     return answer
 
 
