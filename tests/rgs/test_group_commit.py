@@ -1,15 +1,17 @@
 """SQLite group commit: writers share commits, a failing writer rolls back alone, and no writer
-returns before its writes are committed (visible to a connection of its own)."""
+returns before its writes are committed (visible to a connection of its own); the same for jobs
+handed over by the event loop (batched writes)."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
 
-from slotforge.db import GroupCommit, connect
+from slotforge.db import GroupCommit, Writer, connect
 
 WRITERS = 64
 
@@ -69,3 +71,57 @@ def test_a_failed_commit_is_raised_to_every_writer_of_the_batch(engine):
             event.listen(conn, "commit", refuse)
     with engine.connect() as reader:
         assert reader.execute(select(marks.c.writer)).first() is None
+
+
+def test_jobs_from_the_event_loop_share_commits_and_a_failing_job_rolls_back_alone(engine):
+    """Batches: rounds handed over by the event loop are written by one thread in shared commits;
+    each job's answer arrives only once its writes are committed, a failing job takes back only
+    its own writes and gets its own error."""
+    writer = Writer(engine)
+    commits = []
+    event.listen(engine, "commit", lambda conn: commits.append(1))
+
+    def job(number: int):
+        def write(conn) -> int:
+            conn.execute(insert(marks).values(writer=number))
+            if number % 3 == 0:
+                raise Refused(number)
+            return number * 10
+        return write
+
+    async def all_jobs() -> list:
+        return await asyncio.gather(*(writer.batches.run(job(n)) for n in range(WRITERS)), return_exceptions=True)
+
+    outcomes = asyncio.run(all_jobs())
+
+    for number, outcome in enumerate(outcomes):
+        if number % 3 == 0:
+            assert isinstance(outcome, Refused) and outcome.args == (number,)
+        else:
+            assert outcome == number * 10
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(marks.c.writer)).scalars()) == [n for n in range(WRITERS) if n % 3]
+    assert 1 <= len(commits) < WRITERS // 4  # the jobs queued meanwhile went into each commit
+
+
+def test_a_failed_commit_of_batched_jobs_reaches_every_job(engine):
+    writer = Writer(engine)
+
+    def refuse(_connection):
+        raise OSError("disk full")
+
+    event.listen(engine, "commit", refuse)
+
+    async def two_jobs() -> list:
+        return await asyncio.gather(*(writer.batches.run(lambda conn, n=n: conn.execute(insert(marks).values(
+            writer=n))) for n in range(2)), return_exceptions=True)
+
+    outcomes = asyncio.run(two_jobs())
+    assert [type(outcome) for outcome in outcomes] == [OSError, OSError]
+    event.remove(engine, "commit", refuse)
+    with engine.connect() as reader:
+        assert reader.execute(select(marks.c.writer)).first() is None
+
+
+def test_postgresql_has_no_batched_writes():
+    assert Writer(connect("postgresql+psycopg://postgres@127.0.0.1:5432/test")).batches is None

@@ -73,26 +73,29 @@ def invalid_request(reason: str, default_headers: list[tuple[bytes, bytes]]) -> 
 
 
 class OneSendPerTurn:
-    """A connection's transport that sends what is written to it during one turn of the event
-    loop at once: uvicorn writes a response's head and its body separately, which cost two system
-    calls and woke the client twice (a fifth of a round's CPU under load went to those writes).
-    Everything but writing and closing is the transport's own."""
+    """A connection's transport that holds a write back until the next one or the end of the
+    event loop's turn, then sends both at once: uvicorn writes a response's head and its body
+    separately, two system calls that woke the client twice (under load the first write alone
+    took an eighth of the server's interpreter time). Everything but writing and closing is the
+    transport's own."""
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
         self._loop = loop
-        self._pending: list[bytes] = []
+        self._held = b""
 
     def write(self, data: bytes) -> None:
-        if not self._pending:
+        if self._held:  # a body after its head: both leave now
+            data, self._held = self._held + data, b""
+            self._transport.write(data)
+        elif data:
+            self._held = data
             self._loop.call_soon(self.flush)
-        self._pending.append(data)
 
     def flush(self) -> None:
-        """Send what was written since the last send (the call the first write scheduled)."""
-        if self._pending:
-            data = b"".join(self._pending)
-            self._pending.clear()
+        """Send a write held back (a head whose body never came in the same turn, say)."""
+        if self._held:
+            data, self._held = self._held, b""
             if not self._transport.is_closing():
                 self._transport.write(data)
 

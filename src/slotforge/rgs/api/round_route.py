@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 import anyio.to_thread
+import orjson
 from fastapi import FastAPI
 from pydantic import ValidationError
 from starlette.responses import Response
@@ -92,6 +93,12 @@ def parse(headers: dict[bytes, bytes], raw: bytes) -> RoundRequest:
     if not raw:
         raise ApiError(422, "VALIDATION", "body: Field required", field="body")
     try:
-        return RoundRequest.model_validate_json(raw)
+        decoded = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise validation_error({"type": "json_invalid"}) from error
+    if not isinstance(decoded, dict):
+        raise ApiError(422, "VALIDATION", "body: expected a JSON object", field="body")
+    try:  # validated as FastAPI validates it (from Python objects): the same words for the same fault
+        return RoundRequest.model_validate(decoded)
     except ValidationError as error:
         raise validation_error(error.errors()[0]) from error
