@@ -2,10 +2,12 @@
 hangs on every debit, and with well over 100 of A's rounds in flight, operator B's players play
 at their usual latency and the health check answers at once.
 
-B's rounds are timed twice by the same players: before A's wallet hangs, and while A's rounds
-hang at it. The machine is shared (two cores, other work), so the comparison allows, beside the
-factor of two, 100 ms of noise; a server that shared one thread pool between operators fails it
-by seconds (B's rounds would wait for A's time-out, 15 s).
+B's rounds are timed by the same players before A's wallet hangs and while A's rounds hang at
+it, each time as the better p99 of two passes: the machine is shared (two cores, the other tests'
+work), and a moment of their load shows in one pass, where a stall behind A's wallet would show in
+both. The comparison allows, beside the factor of two, a quarter second of noise; a server that
+shared one thread pool between operators fails it by seconds (B's rounds would wait for A's
+time-out, 15 s).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from .wallets import WalletProcess, add_operator, settings_file
 HANGING_ROUNDS = 150  # A's rounds sent at once (each lane runs 32; the rest wait their turn)
 A_PLAYERS = 15
 B_PLAYERS = 6
-B_ROUNDS = 30  # per player and measurement
+B_ROUNDS = 30  # per player and pass
+PASSES = 2  # of B's rounds per measurement: its latency is the better pass's
 WALLET_TIME_OUT_S = 15  # A's debit gives up after this (one try)
 
 
@@ -101,7 +104,7 @@ def test_a_hanging_wallet_of_one_operator_delays_no_other_operators_rounds(setup
     a_tokens = [operator_a.player("0.00", jurisdiction="nogamble").token for _ in range(A_PLAYERS)]
     b_tokens = [operator_b.player("100.00", jurisdiction="nogamble").token for _ in range(B_PLAYERS)]
     play_b(server.url, b_tokens[:2])  # warm up
-    unloaded = p99(play_b(server.url, b_tokens))
+    unloaded = min(p99(play_b(server.url, b_tokens)) for _ in range(PASSES))
 
     wallet.faults(timeout=1.0, hang_s=60)  # every debit hangs past the server's time-out
     load = HangingLoad(server.url, a_tokens)
@@ -115,7 +118,7 @@ def test_a_hanging_wallet_of_one_operator_delays_no_other_operators_rounds(setup
     started = time.perf_counter()
     health = client.get("/v1/health")
     health_s = time.perf_counter() - started
-    loaded = p99(play_b(server.url, b_tokens))
+    loaded = min(p99(play_b(server.url, b_tokens)) for _ in range(PASSES))
     still_waiting = load.waiting
 
     assert health.status_code == 200 and health_s < 0.5, (health.status_code, health_s)
