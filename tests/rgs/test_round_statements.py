@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from sqlalchemy import event, select
+from sqlalchemy.engine.default import CACHE_HIT
 
 from slotforge.rgs.schema import idempotency, ledger
 
@@ -98,3 +99,25 @@ def test_refusals_of_the_straight_round_take_nothing(make_api, games):
     assert broke.status_code == 402 and broke.json() == {**broke.json(), "error": "INSUFFICIENT_FUNDS",
                                                          "balance": "0.00"}
     assert player.get("/v1/session").json()["balance"] == "0.00"
+
+
+def test_no_statement_of_a_round_is_compiled_again(api):
+    """Building a statement costs more CPU than running it: after a first round of each kind (a
+    loss, a win), every statement of the next rounds comes from SQLAlchemy's compiled cache."""
+    player = api.player("10.00", jurisdiction="nogamble")
+    for _ in range(6):  # losses and wins: the ledger's one entry and two
+        assert player.play().status_code == 200
+    misses: list[str] = []
+
+    def looked_up(_conn, _cursor, statement, _parameters, context, _many) -> None:
+        if context.compiled is not None and context.cache_hit is not CACHE_HIT:
+            misses.append(f"{context.cache_hit}: {statement[:80]}")
+
+    engine = api.client.app.state.server.engine
+    event.listen(engine, "before_cursor_execute", looked_up)
+    try:
+        for _ in range(6):
+            assert player.play().status_code == 200
+    finally:
+        event.remove(engine, "before_cursor_execute", looked_up)
+    assert misses == []

@@ -58,7 +58,6 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
@@ -112,7 +111,11 @@ ENTRIES = ledger.insert()
 
 
 # 6. The key stored with its round, unless stored already (returns the round id when stored now).
-STORE_KEY = sqlite_insert(idempotency).on_conflict_do_nothing().returning(idempotency.c.round_id)
+# Plain SQL: SQLAlchemy cannot cache its SQLite ``on_conflict_do_nothing`` construct, and compiled
+# it anew for every round.
+STORE_KEY = text("INSERT INTO idempotency (player_id, key, request_hash, status_code, body, round_id, created_at) "
+                 "VALUES (:player_id, :key, :request_hash, :status_code, :body, :round_id, :created_at) "
+                 "ON CONFLICT DO NOTHING RETURNING round_id")
 KEEP_ANSWER = update(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
                                         idempotency.c.key == bindparam("p_key")).values(body=bindparam("p_body"))
 
