@@ -31,7 +31,7 @@ from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api import web
-from slotforge.rgs.api.http import MAX_BODY_BYTES, error_answer, too_large, validation_error
+from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, error_answer, too_large, validation_error
 from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.fun import FunSessions
@@ -150,7 +150,7 @@ def install_error_answers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, error: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return error_answer(ApiError(500, "INTERNAL", "internal error; nothing was changed"))
+        return error_answer(INTERNAL)
 
 
 class BodyLimit:

@@ -24,6 +24,7 @@ from slotforge.rgs.errors import ApiError
 
 MAX_BODY_BYTES = 64 * 1024
 LOCATIONS = (["body"], ["query"], ["path"], ["header"])  # where FastAPI says a field was
+INTERNAL = ApiError(500, "INTERNAL", "internal error; nothing was changed")  # no stack trace leaves
 
 
 def error_answer(error: ApiError) -> JSONResponse:

@@ -6,7 +6,7 @@ Under load those cost about three times the round itself (a profile of a server 
 the HTTP stack and FastAPI took two thirds of the interpreter, the round and its transaction a
 sixth). Nothing else differs from the FastAPI route of the same path, which stays for the OpenAPI
 document: the same body model validates the request, the same session look-up authenticates it,
-the same round service plays it in the operator's lane, and an error has the same form.
+the same round service plays it, and an error has the same form.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from slotforge.rgs.api import access
-from slotforge.rgs.api.http import error_answer, read_body, validation_error
+from slotforge.rgs.api.http import INTERNAL, error_answer, read_body, validation_error
 from slotforge.rgs.api.models import RoundRequest
 from slotforge.rgs.api.player import answer_round
 from slotforge.rgs.errors import ApiError
@@ -30,7 +30,6 @@ from slotforge.rgs.rounds.service import Server
 log = logging.getLogger("slotforge.rgs")
 
 PATH = "/v1/rounds"
-INTERNAL = ApiError(500, "INTERNAL", "internal error; nothing was changed")
 
 
 class RoundRoute:
