@@ -25,11 +25,12 @@ from typer.core import TyperCommand, TyperGroup
 from slotforge import __version__, logs
 from slotforge.amounts import AmountError, parse_decimal
 from slotforge.engine import round as rounds
-from slotforge.engine.game import Game, Operator, RtpOptions, as_percent
+from slotforge.engine.game import Game, Operator, as_percent
 from slotforge.engine.model import read_json_file
 from slotforge.engine.record import differences
+from slotforge.engine.roles import RtpOptions
 from slotforge.figures import describe, flatten, model_label, percent, points
-from slotforge.games import game_codes, load_game
+from slotforge.games import game_codes, load_game, maths_of
 
 if TYPE_CHECKING:
     from slotforge.jackpot.books import Books
@@ -284,7 +285,7 @@ def rtp(
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
-    if strategy is not None and not the_game.rtp_uses_strategy:
+    if strategy is not None and not the_game.capabilities.rtp_follows_strategy:
         fail(f"--strategy: {game}'s RTP report does not depend on a strategy (its decisions do not move the "
              f"return); omit it, or give it to `slotforge simulate`")
     started = time.monotonic()
@@ -296,7 +297,7 @@ def rtp(
 
         options = RtpOptions(bet=the_bet, strategy=strategy, rounds=rounds_, seconds=seconds, progress=advance,
                              cluster=checked_cluster(cluster))
-        result = guarded(lambda: the_game.rtp_report(options))
+        result = guarded(lambda: maths_of(the_game).rtp_report(options))
     if result["method"] == "exact" and (rounds_ or seconds or cluster):
         err.print(f"note: {game}'s RTP is exact: --rounds/--seconds/--cluster are not used")
     elif seconds is not None:
@@ -498,7 +499,7 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
         task = progress.add_task(f"computing the RTP of {code}", total=None)
         options = RtpOptions(progress=lambda done, total: progress.update(task, completed=done, total=total),
                              cluster=cluster)
-        report = guarded(lambda: game.rtp_report(options))
+        report = guarded(lambda: maths_of(game).rtp_report(options))
     with interrupts_end_the_run() as run:
         simulation = run_simulation(game, code, rounds_, seed, workers, None, model, cluster=cluster)
         run["interrupted"] = simulation["interrupted"]

@@ -1,6 +1,6 @@
 """Decisions of several kinds, strategies and carried state, through a small test game.
 
-Two Doors (``toy/two_doors.py``) has two decisions whose options sit at other indexes in the
+Two Doors (``toy/two_doors/``) has two decisions whose options sit at other indexes in the
 game's list of all choice names, a meter carried per bet level, two scatter symbols, and an
 exact RTP per strategy.
 """
@@ -22,6 +22,7 @@ from slotforge.engine.game import ScriptError, code_fingerprint
 from slotforge.engine.model import ModelError
 from slotforge.engine.round import ForeignRecord
 from slotforge.engine.spin import make_scratch, pay_scatters
+from slotforge.games import maths_of
 from slotforge.maths.simulate import simulate
 from slotforge.maths.stats import z
 
@@ -36,7 +37,7 @@ def game():
 @pytest.fixture
 def registered(monkeypatch, game):
     """Two Doors as a game the simulator can load by its code."""
-    monkeypatch.setitem(games.REGISTRY, "two-doors", "toy.two_doors:TwoDoors")
+    monkeypatch.setitem(games.REGISTRY, "two-doors", games.Registration("toy.two_doors", "TwoDoors"))
     games._shipped.cache_clear()
     yield game
     games._shipped.cache_clear()
@@ -132,7 +133,7 @@ def test_each_strategy_simulates_to_its_computed_rtp(registered):
     round would miss 16.7 points."""
     figures = {}
     for name in registered.strategies:
-        exact = registered.rtp_report(_options(name))["rtp"]
+        exact = maths_of(registered).rtp_report(_options(name))["rtp"]
         result = simulate("two-doors", 2_000_000, seed=11, strategy=name)
         assert result["strategy"] == name
         tolerance = z(0.99) * result["std"] / math.sqrt(result["rounds"])
@@ -154,7 +155,7 @@ def test_live_play_waits_whatever_the_strategies(game):
 
 
 def _options(name):
-    from slotforge.engine.game import RtpOptions
+    from slotforge.engine.roles import RtpOptions
 
     return RtpOptions(strategy=name)
 

@@ -18,8 +18,9 @@ from slotforge.cli import app
 from slotforge.engine import events, rng
 from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
-from slotforge.engine.game import Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Operator, ScriptError
 from slotforge.engine.outcomes import make_outcomes
+from slotforge.engine.roles import RtpOptions
 from slotforge.games import load_game
 from slotforge.games.divine_fortune import kernels, maths
 from slotforge.games.divine_fortune.rules import mega_won, settle_round

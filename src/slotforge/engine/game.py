@@ -23,6 +23,7 @@ from slotforge.engine import events, loop
 from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.model import LineGameSpec, ModelError, fingerprint, load_json, validate
 from slotforge.engine.outcomes import Outcomes, make_outcomes, option_table
+from slotforge.engine.roles import Capabilities
 
 ENGINE = Path(__file__).parent
 
@@ -47,21 +48,6 @@ class Operator:
 
     gamble_limit: Decimal | None = None  # the most a gamble may win; None: the game's own default
     fun_play: bool = False
-
-
-@dataclass(frozen=True)
-class RtpOptions:
-    """What an RTP report is asked for: which bet and strategy, and, where the report simulates,
-    its budget (rounds or seconds; the game's default when neither is given), a progress
-    callback ``(done, total)`` and the Dask cluster to run its chunks on (an address or
-    ``local:N``; see :mod:`slotforge.maths.cluster`)."""
-
-    bet: dict[str, Any] | None = None
-    strategy: str | None = None
-    rounds: int | None = None
-    seconds: float | None = None
-    progress: Callable[[int, int], None] | None = None
-    cluster: str | None = None
 
 
 @dataclass(frozen=True)
@@ -97,14 +83,24 @@ class Game(ABC):
     code: ClassVar[str]
     model_file: ClassVar[Path]
     draw_names: ClassVar[tuple[str, ...]] = ()
-    # Whether the RTP report follows RtpOptions.strategy (a game whose decisions can move the
-    # return, or whose report simulates them); `slotforge rtp --strategy` is refused otherwise.
-    rtp_uses_strategy: ClassVar[bool] = False
+    capabilities: ClassVar[Capabilities] = Capabilities()
     decisions: ClassVar[tuple[Decision, ...]] = ()
     strategies: ClassVar[tuple[str, ...]] = ()  # the simulator's answers to decisions; the first is the default
     tally_names: ClassVar[tuple[str, ...]] = ()
     simulate_rounds: ClassVar[Any]
     tables: Any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Hold a game's declared capabilities to what its class does, when the class is made:
+        the server trusts the declaration, so a wrong one must not load."""
+        super().__init_subclass__(**kwargs)
+        declared = cls.capabilities
+        if declared.carries_state != (cls.state_array is not Game.state_array):
+            raise TypeError(f"{cls.__name__}: capabilities.carries_state={declared.carries_state}, but the class "
+                            f"{'does not override' if declared.carries_state else 'overrides'} state_array")
+        if declared.jackpot_pool != callable(getattr(cls, "pool_config", None)):
+            raise TypeError(f"{cls.__name__}: capabilities.jackpot_pool={declared.jackpot_pool}, but the class "
+                            f"{'has no' if declared.jackpot_pool else 'has a'} pool_config")
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path or self.model_file)
@@ -241,30 +237,6 @@ class Game(ABC):
     @abstractmethod
     def scratch(self) -> Any:
         """Fresh work arrays for the round function."""
-
-    @abstractmethod
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
-        """Feature frequencies and RTP parts from the simulator's tallies."""
-
-    @abstractmethod
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
-
-    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
-        """A progressive jackpot's share of RTP in a simulation, as the game's RTP report counts
-        it (``total`` and its parts), or None for a game without one. Its wins are paid by a
-        jackpot pool, not by the round, so the simulator adds this share to what players get
-        back."""
-        return None
-
-    def rtp_configurations(self) -> list[dict[str, Any]]:
-        """Bet configurations whose RTP may differ, for the PAR sheet's RTP per configuration (bet
-        fields, as ``--bet`` takes them). The default bet alone when every bet has the same RTP."""
-        return [{}]
-
-    def par_sections(self) -> list[str]:
-        """Game-specific Markdown sections of the PAR sheet (feature tables the model holds)."""
-        return []
 
     def parse_draw(self, name: str, raw: Any) -> int:
         """A scripted draw value as the integer the round function uses."""

@@ -18,8 +18,9 @@ from pydantic import Field
 
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict, paylines
+from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -77,6 +78,7 @@ class DivineFortune(Game):
     draw_names = ("bonus_value", "bonus_cell")
     decisions = (Decision("start_bonus", ("start_bonus",)),)
     strategies = ("start",)
+    capabilities = Capabilities(jackpot_pool=True)
     simulate_rounds = staticmethod(simulate_rounds)
 
     # -- model ------------------------------------------------------------------------------
@@ -360,27 +362,6 @@ class DivineFortune(Game):
             "count": count,
             "amount": format_money(bet.amount(units)),
         }
-
-    # -- maths ------------------------------------------------------------------------------
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet | None = None) -> dict[str, Any]:
-        from slotforge.games.divine_fortune.maths import feature_report
-
-        return feature_report(self, tally, rounds, bet or self.simulation_bet())
-
-    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
-        from slotforge.games.divine_fortune.maths import jackpot_share
-
-        return jackpot_share(self, tally, rounds, bet)
-
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        from slotforge.games.divine_fortune.maths import rtp_report
-
-        return rtp_report(self, options)
-
-    def par_sections(self) -> list[str]:
-        from slotforge.games.divine_fortune.maths import par_sections
-
-        return par_sections(self)
 
 
 def settle_round(record: dict[str, Any], pool: JackpotPool, round_id: str, fun_play: bool = False) -> Settlement:

@@ -21,8 +21,9 @@ from pydantic import Field, model_validator
 from slotforge.engine import gamble
 from slotforge.engine.bet import Bet, BetError, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_cells, compile_count_table
-from slotforge.engine.game import Decision, GambleCapError, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, GambleCapError, Game, Operator, ScriptError
 from slotforge.engine.model import Choice, ModelError, Strict
+from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.moon_of_fortune import kernels as k
 from slotforge.games.moon_of_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -121,7 +122,7 @@ class MoonOfFortune(Game):
     draw_names = ("cash_value", "mystery", "rabbit_mystery", "collector_multiplier", "gamble")
     decisions = (Decision("gamble", gamble.PICK_NAMES),)
     strategies = gamble.PICK_STRATEGIES
-    rtp_uses_strategy = True
+    capabilities = Capabilities(carries_state=True, rtp_follows_strategy=True)
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -374,23 +375,3 @@ class MoonOfFortune(Game):
         if kind > k.W_COLLECTOR:
             win["jackpot"] = symbol
         return win
-
-    # -- maths ------------------------------------------------------------------------------
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
-        from slotforge.games.moon_of_fortune.maths import feature_report
-
-        return feature_report(self, tally, rounds, bet)
-
-    def par_sections(self) -> list[str]:
-        from slotforge.games.moon_of_fortune.maths import par_sections
-
-        return par_sections(self)
-
-    def rtp_configurations(self) -> list[dict[str, Any]]:
-        """Every Chance Level at every Volatility Level (the base bet only scales the wins)."""
-        return [{"chance_level": level, "volatility": volatility} for level, volatility in self.configurations]
-
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        from slotforge.games.moon_of_fortune.maths import rtp_report
-
-        return rtp_report(self, options)

@@ -663,3 +663,35 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
 def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """The simulator's loop compiled around this game's round."""
     return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
+
+
+# -- what the maths measures ----------------------------------------------------------------
+# Base spins alone and one feature alone, played many times with the paying round's own parts,
+# so that each part's simulated mean can be held against its exact value with far fewer rounds
+# than whole games would need.
+BASE_SPINS = -1  # the part play_parts plays: base spins, or a feature's index in kernels.FEATURES
+
+
+@entry
+def play_parts(tables, bet, outcomes, log, work, tally, part, times, sums):
+    """Play ``times`` base spins (``part`` BASE_SPINS: their line wins, the Fairy Tale Bonus left
+    unplayed) or ``times`` features of index ``part``; ``sums`` gets the count, the sum and the sum
+    of squares of what they pay (units)."""
+    no_win = np.int64(0)
+    for _ in range(times):
+        if part == BASE_SPINS:
+            status, won, _triggered = base_spin(tables, bet, outcomes, log, work, tally)
+        elif part == DEAL_MAKER:
+            status, won = deal_maker(tables, bet, outcomes, log, work, tally, no_win)
+        elif part == BEANSTALK:
+            status, won = beanstalk(tables, bet, outcomes, log, work, tally, no_win)
+        elif part == PIGS:
+            status, won = three_little_pigs(tables, bet, outcomes, log, work, tally, no_win)
+        else:
+            status, won = rapunzel(tables, bet, outcomes, log, work, tally, no_win)
+        if status != events.COMPLETE:
+            return status
+        sums[0] += 1.0
+        sums[1] += won
+        sums[2] += float(won) * float(won)
+    return events.COMPLETE

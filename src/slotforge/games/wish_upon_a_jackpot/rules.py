@@ -9,6 +9,8 @@ sections, bets, scripts and the round record's game-specific events. The maths i
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,10 @@ from pydantic import Field, field_validator, model_validator
 
 from slotforge.engine.bet import Bet, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, ScriptError
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.model import Choice, ModelError, Strict, check_weights
+from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.wish_upon_a_jackpot import kernels as k
 from slotforge.games.wish_upon_a_jackpot.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -136,6 +139,43 @@ def options(prefix: str, count: int) -> tuple[str, ...]:
     return tuple(f"{prefix}_{n}" for n in range(1, count + 1))
 
 
+# -- the Deal Maker's thresholds: part of the rules (the strategies take by them) ------------
+def deal_values(game) -> dict[str, Fraction]:
+    """The Deal Maker's expected prize (x stake) under each strategy, and the continuation
+    values of the best and the worst strategy after each offer (``best_after``/``worst_after``)."""
+    deal = game.features.deal_maker
+    offers = [
+        [(Fraction(w, sum(row)), Fraction(v)) for v, w in zip(deal.values, row, strict=True)] for row in deal.weights
+    ]
+    mean = [sum(p * v for p, v in offer) for offer in offers]
+    best_after = [mean[-1]]
+    worst_after = [mean[-1]]
+    for offer in reversed(offers[1:-1]):
+        best_after.insert(0, sum(p * max(v, best_after[0]) for p, v in offer))
+        worst_after.insert(0, sum(p * min(v, worst_after[0]) for p, v in offer))
+    best = sum(p * max(v, best_after[0]) for p, v in offers[0])
+    worst = sum(p * min(v, worst_after[0]) for p, v in offers[0])
+    return {
+        "best": best,
+        "worst": worst,
+        "first": mean[0],
+        "last": mean[-1],
+        "best_after": best_after,
+        "worst_after": worst_after,
+    }
+
+
+def deal_thresholds(game) -> tuple[list[int], list[int]]:
+    """For offers 1-4, in units: the least offer the best strategy takes (worth at least what
+    leaving brings) and the bound below which the worst strategy takes (worth less)."""
+    values = deal_values(game)
+    stake = game.parse_bet({}).total_units
+    take_from = [math.ceil(v * stake) for v in values["best_after"]]
+    take_below = [math.ceil(v * stake) for v in values["worst_after"]]
+    return take_from, take_below
+
+
+
 class WishUponAJackpot(Game):
     code = "wish-upon-a-jackpot"
     model_file = Path(__file__).with_name("model.json")
@@ -161,7 +201,7 @@ class WishUponAJackpot(Game):
         Decision("deal", ("take", "leave")),
     )
     strategies = ("best", "worst", "first", "last")
-    rtp_uses_strategy = True
+    capabilities = Capabilities(rtp_follows_strategy=True)
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -210,8 +250,6 @@ class WishUponAJackpot(Game):
             ladder=np.array(f.rapunzel.multipliers, dtype=np.int64),
             params=params,
         )
-        from slotforge.games.wish_upon_a_jackpot.maths import deal_thresholds
-
         take_from, take_below = deal_thresholds(self)
         self.tables.take_from[:] = take_from
         self.tables.take_below[:] = take_below
@@ -404,19 +442,3 @@ class WishUponAJackpot(Game):
         kind, count, units = int(row[1]), int(row[2]), int(row[3])
         symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
         return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}
-
-    # -- maths ------------------------------------------------------------------------------
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
-        from slotforge.games.wish_upon_a_jackpot.maths import feature_report
-
-        return feature_report(self, tally, rounds, bet)
-
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        from slotforge.games.wish_upon_a_jackpot.maths import rtp_report
-
-        return rtp_report(self, options)
-
-    def par_sections(self) -> list[str]:
-        from slotforge.games.wish_upon_a_jackpot.maths import par_sections
-
-        return par_sections(self)
