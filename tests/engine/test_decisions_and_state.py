@@ -25,6 +25,7 @@ from slotforge.engine.spin import make_scratch, pay_scatters
 from slotforge.games import maths_of
 from slotforge.maths.simulate import simulate
 from slotforge.maths.stats import z
+from tests import scripts
 
 QUIET = [["B"] * 5] * 3  # no line win, no scatter
 
@@ -44,8 +45,8 @@ def registered(monkeypatch, game):
 
 
 def play(game, choices=(), draws=None, screens=(QUIET,), bet=None, state=None):
-    script = rounds.parse_script(game, {"screens": list(screens), "choices": list(choices), "draws": draws or {}})
-    return rounds.play(game, bet, script=script, state=state, source=rounds.seeded_words(5))
+    """A Two Doors round: its choices first, the screen quiet unless told."""
+    return scripts.play(game, list(screens), draws, list(choices), bet=bet, state=state, seed=5)
 
 
 # -- decisions of several kinds ------------------------------------------------------------------

@@ -33,6 +33,7 @@ from slotforge.engine.rng import buffer_stream
 from slotforge.games import load_game
 from slotforge.games.golden_grimoire.kernels import POOL, changed_screen_win, screen_win
 from slotforge.games.golden_grimoire.rules import GoldenGrimoire
+from tests import scripts
 
 PAYTABLE = {
     "SPIDER": {3: 10, 4: 30, 5: 100},
@@ -72,13 +73,9 @@ def screen(**rows: list[str]) -> list[list[str]]:
     return result
 
 
-def play(game, screens, draws=None, bet=None, seed=7, state=None):
-    raw = {"screens": screens, "draws": {"mystery_symbol": draws or []}}
-    if bet is not None:
-        raw["bet"] = bet
-    if state is not None:
-        raw["state"] = state
-    return rounds.play(game, script=rounds.parse_script(game, raw), source=rounds.seeded_words(seed))
+def play(game, screens, mysteries=None, seed=7, **options):
+    """A scripted round whose Mysteries become ``mysteries`` (symbol codes), in turn."""
+    return scripts.play(game, screens, {"mystery_symbol": mysteries or []}, seed=seed, **options)
 
 
 def reference_wins(grid: list[list[str]]) -> dict[int, tuple[str, int, int]]:
