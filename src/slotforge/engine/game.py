@@ -252,7 +252,8 @@ class Game(ABC):
 
     def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
         """A game-specific WIN event row as a record win (bonus coins, a fixed jackpot)."""
-        return {"kind": "feature", "symbol": "", "count": int(row[2]), "amount": format_money(bet.amount(int(row[3])))}
+        f = events.fields(row)
+        return {"kind": "feature", "symbol": "", "count": f["count"], "amount": format_money(bet.amount(f["units"]))}
 
     def strip_symbols(self, reel: int) -> set[str]:
         """Symbols a reel can carry in any mode (a forced screen may only show these): its

@@ -55,17 +55,29 @@ DRAW_VALUE, DRAW_CELL = range(2)
 DECISION_START = 0
 CHOICE_START = 0
 
-# FEATURE event codes (row[1]); the fields follow.
-F_WILD_ON_WILD = 1  # reel
-F_FALLING_WILDS = 2  # cell mask of the Falling Wilds the next re-spin holds, their count
-F_BONUS_COLLECTED = 3  # BONUS this spin, collected in the round so far
-F_RESPINS_OWED = 4  # cell mask of the Falling Wilds waiting for the end of free spins
-F_BONUS_TRIGGERED = 5  # BONUS collected, BONUS placed
-F_BONUS_PLACED = 6  # cell, value (units)
-F_BONUS_LANDED = 7  # cell, value (units)
-F_MEGA_WON = 8  # cells filled, 1 if the jackpot pool pays it (0: fun play)
-F_BONUS_END = 9  # cells filled, full rows
-F_FREE_RESPIN = 10  # (none): a re-spin inside free spins, which uses no free spin
+# FEATURE event codes; their fields (after the code, in the order emitted) in FEATURE_FIELDS.
+F_WILD_ON_WILD = 1
+F_FALLING_WILDS = 2
+F_BONUS_COLLECTED = 3
+F_RESPINS_OWED = 4
+F_BONUS_TRIGGERED = 5
+F_BONUS_PLACED = 6
+F_BONUS_LANDED = 7
+F_MEGA_WON = 8
+F_BONUS_END = 9
+F_FREE_RESPIN = 10
+FEATURE_FIELDS = {
+    F_WILD_ON_WILD: ("reel",),
+    F_FALLING_WILDS: ("cells", "count"),  # cell mask of the Falling Wilds the next re-spin holds
+    F_BONUS_COLLECTED: ("count", "collected"),  # BONUS this spin, collected in the round so far
+    F_RESPINS_OWED: ("cells",),  # cell mask of the Falling Wilds waiting for the end of free spins
+    F_BONUS_TRIGGERED: ("collected", "placed"),  # BONUS collected, BONUS placed
+    F_BONUS_PLACED: ("cell", "value"),  # value in units
+    F_BONUS_LANDED: ("cell", "value"),
+    F_MEGA_WON: ("filled", "paid_by_pool"),  # 1 if the jackpot pool pays it (0: fun play)
+    F_BONUS_END: ("filled", "full_rows"),
+    F_FREE_RESPIN: (),  # a re-spin inside free spins, which uses no free spin
+}
 
 # WIN event kinds (row[1]).
 W_BONUS_COINS, W_MINOR, W_MAJOR = range(3)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
+from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, ScriptError
@@ -326,32 +327,33 @@ class DivineFortune(Game):
         return [[c // reels + 1, c % reels + 1] for c in range(rows * reels) if (mask >> c) & 1]
 
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, a, b = int(row[1]), int(row[2]), int(row[3])
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
         if code == k.F_WILD_ON_WILD:
-            return {"type": "wild_on_wild", "reel": a + 1}
+            return {"type": "wild_on_wild", "reel": f["reel"] + 1}
         if code == k.F_FALLING_WILDS:
-            return {"type": "falling_wilds", "cells": self.cells_of(a), "count": b, "respin": True}
+            return {"type": "falling_wilds", "cells": self.cells_of(f["cells"]), "count": f["count"], "respin": True}
         if code == k.F_BONUS_COLLECTED:
-            return {"type": "bonus_collected", "count": a, "collected": b}
+            return {"type": "bonus_collected", "count": f["count"], "collected": f["collected"]}
         if code == k.F_RESPINS_OWED:
-            return {"type": "respins_owed", "falling_wilds": self.cells_of(a)}
+            return {"type": "respins_owed", "falling_wilds": self.cells_of(f["cells"])}
         if code == k.F_BONUS_TRIGGERED:
-            return {"type": "jackpot_bonus_triggered", "collected": a, "placed": b}
+            return {"type": "jackpot_bonus_triggered", "collected": f["collected"], "placed": f["placed"]}
         if code in (k.F_BONUS_PLACED, k.F_BONUS_LANDED):
             kind = "bonus_placed" if code == k.F_BONUS_PLACED else "bonus_landed"
-            return {"type": kind, "cell": a, "value": b, "amount": format_money(bet.amount(b))}
+            value = f["value"]
+            return {"type": kind, "cell": f["cell"], "value": value, "amount": format_money(bet.amount(value))}
         if code == k.F_MEGA_WON:
-            if b:
+            if f["paid_by_pool"]:
                 return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
             return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": None, "fun_play": True}
         if code == k.F_BONUS_END:
-            return {"type": "jackpot_bonus_end", "cells": a, "full_rows": b}
+            return {"type": "jackpot_bonus_end", "cells": f["filled"], "full_rows": f["full_rows"]}
         if code == k.F_FREE_RESPIN:
             return {"type": "free_spins_respin", "uses_free_spin": False}
         return super().describe_feature(row, bet)
 
     def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = int(row[1]), int(row[2]), int(row[3])
+        kind, count, units = events.fields(row).values()
         if kind == k.W_BONUS_COINS:
             return {"kind": "bonus", "symbol": "BONUS", "count": count, "amount": format_money(bet.amount(units))}
         name = "MINOR" if kind == k.W_MINOR else "MAJOR"

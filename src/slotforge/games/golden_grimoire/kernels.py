@@ -52,11 +52,17 @@ P_AWARD, P_MYSTERY, P_STICKY, P_WILD, P_SCATTER, P_TRIGGER_REELS = range(6)
 B_LINES, B_TOTAL_UNITS = range(2)
 MODE_BASE, MODE_FREE = 0, 1
 DRAW_MYSTERY = 0
-# FEATURE event codes; fields after the code are given beside each.
-F_LANDED = 1  # (none); the landed screen in the cell columns
-F_MYSTERY = 2  # symbol, Mystery cells bitmask, filled cells bitmask, sticky (0/1)
-F_STICKY = 3  # newly landed cells bitmask, held cells bitmask
-F_FREE_TOTAL = 4  # free-spins total win units
+# FEATURE event codes; their fields (after the code, in the order emitted) in FEATURE_FIELDS.
+F_LANDED = 1
+F_MYSTERY = 2
+F_STICKY = 3
+F_FREE_TOTAL = 4
+FEATURE_FIELDS = {
+    F_LANDED: (),  # the landed screen, in the cell columns
+    F_MYSTERY: ("symbol", "cells", "filled", "sticky"),  # cell bitmasks of the Mysteries and the fill; sticky 0/1
+    F_STICKY: ("landed", "held"),  # cell bitmasks: newly landed, held
+    F_FREE_TOTAL: ("units",),  # the free spins' total win
+}
 
 TALLY = (
     ("base_win", "free_win", "free_spins_triggered", "free_spins_played", "mystery_screens",

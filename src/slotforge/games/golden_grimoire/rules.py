@@ -29,6 +29,7 @@ from slotforge.games.golden_grimoire.kernels import (
     F_LANDED,
     F_MYSTERY,
     F_STICKY,
+    FEATURE_FIELDS,
     POOL,
     TALLY,
     Tables,
@@ -190,20 +191,20 @@ class GoldenGrimoire(Game):
 
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
         rows, reels = self.grid
-        code, codes = int(row[1]), self.codes
+        (code, f), codes = events.feature_fields(row, FEATURE_FIELDS), self.codes
         if code == F_LANDED:
             cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
             return {"type": "landed", "screen": [[codes[int(c)] for c in line] for line in cells]}
         if code == F_MYSTERY:
             return {
-                "type": "sticky_mystery" if row[5] else "mystery",
-                "symbol": codes[int(row[2])],
-                "positions": cells_of(int(row[3]), reels),
-                "filled": cells_of(int(row[4]), reels),
+                "type": "sticky_mystery" if f["sticky"] else "mystery",
+                "symbol": codes[f["symbol"]],
+                "positions": cells_of(f["cells"], reels),
+                "filled": cells_of(f["filled"], reels),
             }
         if code == F_STICKY:
-            return {"type": "sticky_landed", "positions": cells_of(int(row[2]), reels),
-                    "held": cells_of(int(row[3]), reels)}
+            return {"type": "sticky_landed", "positions": cells_of(f["landed"], reels),
+                    "held": cells_of(f["held"], reels)}
         if code == F_FREE_TOTAL:
-            return {"type": "free_spins_total", "amount": format_money(bet.amount(int(row[2])))}
+            return {"type": "free_spins_total", "amount": format_money(bet.amount(f["units"]))}
         return super().describe_feature(row, bet)

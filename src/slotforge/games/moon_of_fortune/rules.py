@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from slotforge.engine import gamble
+from slotforge.engine import events, gamble
 from slotforge.engine.bet import Bet, BetError, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_cells, compile_count_table
 from slotforge.engine.game import Decision, GambleCapError, Game, Operator, ScriptError
@@ -344,31 +344,33 @@ class MoonOfFortune(Game):
         return gamble.PICK_SYMBOLS[value] if name == k.DRAW_GAMBLE else value
 
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, a, b, c, d = (int(x) for x in row[1:6])
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
         money = lambda units: format_money(bet.amount(units))  # noqa: E731
         if code == k.F_CASH:
-            return {"type": "cash", "cell": a, "value": money(b)}
+            return {"type": "cash", "cell": f["cell"], "value": money(f["value"])}
         if code == k.F_STICKY:
-            return {"type": "sticky", "cell": a, "symbol": self.codes[b], "until": "bonus_game_end"}
+            return {"type": "sticky", "cell": f["cell"], "symbol": self.codes[f["symbol"]], "until": "bonus_game_end"}
         if code == k.F_CASH_HELD:
-            return {"type": "cash_held", "count": a, "spins": 1}
+            return {"type": "cash_held", "count": f["count"], "spins": 1}
         if code == k.F_TRIGGER:
-            return {"type": "hold_the_jackpot", "bonus_symbols": a}
+            return {"type": "hold_the_jackpot", "bonus_symbols": f["bonus_symbols"]}
         if code == k.F_RESPINS:
-            return {"type": "respins", "left": a, "filled": b}
+            return {"type": "respins", "left": f["left"], "filled": f["filled"]}
         if code == k.F_REVEAL:
-            reveal = {"type": "mystery_open", "cell": a, "symbol": self.codes[b], "becomes": self.codes[c]}
-            if self.codes[c] == "CASH":
-                reveal["value"] = money(d)
+            becomes = self.codes[f["revealed"]]
+            reveal = {"type": "mystery_open", "cell": f["cell"], "symbol": self.codes[f["mystery"]], "becomes": becomes}
+            if becomes == "CASH":
+                reveal["value"] = money(f["value"])
             return reveal
         if code == k.F_COLLECTOR:
-            return {"type": "collector", "cell": a, "cash": money(b), "multiplier": c, "value": money(d)}
+            return {"type": "collector", "cell": f["cell"], "cash": money(f["cash"]), "multiplier": f["multiplier"],
+                    "value": money(f["value"])}
         if code == k.F_CAPPED:
-            return {"type": "max_win", "won": money(a), "paid": money(b)}
+            return {"type": "max_win", "won": money(f["won"]), "paid": money(f["paid"])}
         return super().describe_feature(row, bet)
 
     def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = int(row[1]), int(row[2]), int(row[3])
+        kind, count, units = events.fields(row).values()
         symbol = ("CASH", "COLLECTOR", "MINI", "MINOR", "MAJOR", "GRAND")[kind]
         win = {"kind": "bonus" if kind <= k.W_COLLECTOR else "jackpot", "symbol": symbol, "count": count,
                "amount": format_money(bet.amount(units))}

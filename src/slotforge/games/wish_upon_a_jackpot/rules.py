@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
+from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
 from slotforge.engine.game import Decision, Game, Operator, ScriptError
@@ -394,51 +395,59 @@ class WishUponAJackpot(Game):
         return [cell for cell in range(self.cells) if (mask >> cell) & 1]
 
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, a, b, c = (int(x) for x in row[1:5])
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
         money = lambda units: format_money(bet.amount(units))  # noqa: E731
         if code == k.F_APPEARS:
-            return {"type": "fairy_godmother_appears", "bonus": bool(a), "during": k.MODE_NAMES[b]}
+            return {"type": "fairy_godmother_appears", "bonus": bool(f["bonus_follows"]),
+                    "during": k.MODE_NAMES[f["mode"]]}
         if code == k.F_GODMOTHER:
-            return {"type": "fairy_godmother", "orb": self.decisions[k.DECISION_ORB].options[a]}
+            return {"type": "fairy_godmother", "orb": self.decisions[k.DECISION_ORB].options[f["orb"]]}
         if code == k.F_WISH:
-            wish = {"type": "wish", "wish": k.WISHES[a], "wild_cells": self.cells_of(c)}
-            wish[("cell", "wilds", "reel")[a]] = b + 1 if a == k.GINGERBREAD else b
-            return wish
+            wish, detail = f["wish"], f["detail"]
+            found = {"type": "wish", "wish": k.WISHES[wish], "wild_cells": self.cells_of(f["cells"])}
+            found[("cell", "wilds", "reel")[wish]] = detail + 1 if wish == k.GINGERBREAD else detail
+            return found
         if code == k.F_FAIRY_TALE:
             return {
                 "type": "fairy_tale_bonus",
-                "storybook": self.decisions[k.DECISION_STORYBOOK].options[a],
-                "feature": k.FEATURES[b],
+                "storybook": self.decisions[k.DECISION_STORYBOOK].options[f["storybook"]],
+                "feature": k.FEATURES[f["feature"]],
             }
         if code == k.F_OFFER:
-            return {"type": "offer", "offer": a, "multiplier": b // LINES, "amount": money(b), "scrolls_left": c}
+            value = f["value"]
+            return {"type": "offer", "offer": f["offer"], "multiplier": value // LINES, "amount": money(value),
+                    "scrolls_left": f["scrolls_left"]}
         if code == k.F_DEAL:
-            return {"type": "deal", "offer": a, "amount": money(b)}
+            return {"type": "deal", "offer": f["offer"], "amount": money(f["value"])}
         if code == k.F_BEAN:
             return {
                 "type": "bean",
-                "bean": self.decisions[k.DECISION_BEAN].options[a],
-                "revealed": "grow" if b else "collect",
-                "level": c,
+                "bean": self.decisions[k.DECISION_BEAN].options[f["bean"]],
+                "revealed": "grow" if f["grew"] else "collect",
+                "level": f["level"],
             }
         if code == k.F_EGG:
-            return {"type": "golden_egg", "egg": self.decisions[k.DECISION_EGG].options[a], "amount": money(b)}
+            return {"type": "golden_egg", "egg": self.decisions[k.DECISION_EGG].options[f["egg"]],
+                    "amount": money(f["prize"])}
         if code == k.F_PIG:
+            event = f["event"]
             return {
-                "type": "wolf" if a == k.WOLF else "pig",
-                "event": k.PIG_EVENTS[a],
-                "wild_cells": self.cells_of(b),
-                "wilds_standing": c,
+                "type": "wolf" if event == k.WOLF else "pig",
+                "event": k.PIG_EVENTS[event],
+                "wild_cells": self.cells_of(f["cells"]),
+                "wilds_standing": f["wilds_standing"],
             }
         if code == k.F_PRINCE:
-            return {"type": "prince_climbs", "level": a, "multiplier": b}
+            return {"type": "prince_climbs", "level": f["level"], "multiplier": f["multiplier"]}
         if code == k.F_FREE_SPINS:
-            return {"type": "free_spins", "feature": k.FEATURES[a], "spins": b if a == k.PIGS else "until_the_top"}
+            feature = f["feature"]
+            return {"type": "free_spins", "feature": k.FEATURES[feature],
+                    "spins": f["spins"] if feature == k.PIGS else "until_the_top"}
         if code == k.F_BONUS_WINNINGS:
-            return {"type": "bonus_winnings", "feature": k.FEATURES[a], "amount": money(b)}
+            return {"type": "bonus_winnings", "feature": k.FEATURES[f["feature"]], "amount": money(f["units"])}
         return super().describe_feature(row, bet)
 
     def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = int(row[1]), int(row[2]), int(row[3])
+        kind, count, units = events.fields(row).values()
         symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
         return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}
