@@ -68,6 +68,33 @@ class RunResult:
     state: dict[str, Any] = field(default_factory=dict)
 
 
+class Presentation:
+    """How a game's rounds read in the record (its draws, feature events and game-specific wins)
+    and how its strategies are named to a person: the presentation role, apart from the rules.
+    A game's rules name theirs in ``presentation_class``; each game holds one
+    (:attr:`Game.presentation`), which the record builder and the published RTP read."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def describe_strategy(self, name: str) -> str:
+        """One line on what a strategy does (for ``--help`` and reports)."""
+        return name
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        """A draw value as the record shows it."""
+        return value
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        """A game-specific FEATURE event row as a record event."""
+        return {"type": "feature", "fields": [int(x) for x in row[1:6]]}
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        """A game-specific WIN event row as a record win (bonus coins, a fixed jackpot)."""
+        f = events.fields(row)
+        return {"kind": "feature", "symbol": "", "count": f["count"], "amount": format_money(bet.amount(f["units"]))}
+
+
 class Game(ABC):
     """A game: model data, compiled tables and the round function.
 
@@ -84,6 +111,7 @@ class Game(ABC):
     model_file: ClassVar[Path]
     draw_names: ClassVar[tuple[str, ...]] = ()
     capabilities: ClassVar[Capabilities] = Capabilities()
+    presentation_class: ClassVar[type[Presentation]] = Presentation
     decisions: ClassVar[tuple[Decision, ...]] = ()
     strategies: ClassVar[tuple[str, ...]] = ()  # the simulator's answers to decisions; the first is the default
     tally_names: ClassVar[tuple[str, ...]] = ()
@@ -113,6 +141,7 @@ class Game(ABC):
         self.choice_names: tuple[str, ...] = tuple(dict.fromkeys(o for d in self.decisions for o in d.options))
         self.option_table = option_table([d.options for d in self.decisions], self.choice_names)
         self.compile()
+        self.presentation = self.presentation_class(self)
 
     # -- model ------------------------------------------------------------------------------
     def section(self, schema: type, name: str) -> Any:
@@ -214,8 +243,8 @@ class Game(ABC):
             "rtp_range": {
                 "min": str(spread.min), "max": str(spread.max),
                 "min_strategy": spread.min_strategy, "max_strategy": spread.max_strategy,
-                "min_strategy_text": self.describe_strategy(spread.min_strategy),
-                "max_strategy_text": self.describe_strategy(spread.max_strategy),
+                "min_strategy_text": self.presentation.describe_strategy(spread.min_strategy),
+                "max_strategy_text": self.presentation.describe_strategy(spread.max_strategy),
             },
             "rtp_text": f"{as_percent(spread.min)} to {as_percent(spread.max)}",
         }
@@ -225,10 +254,6 @@ class Game(ABC):
         ``currency`` at the operator's rates (``rate_of``: EUR per unit); None when the rules set
         none. Raises :class:`GambleCapError` when it cannot be converted."""
         return None
-
-    def describe_strategy(self, name: str) -> str:
-        """One line on what a strategy does (for ``--help`` and reports)."""
-        return name
 
     def simulation_bet(self) -> Bet:
         """The bet the simulator plays (RTP is the same at every bet)."""
@@ -241,19 +266,6 @@ class Game(ABC):
     def parse_draw(self, name: str, raw: Any) -> int:
         """A scripted draw value as the integer the round function uses."""
         raise ScriptError(f"draws.{name}: not a draw of {self.code}; expected one of {list(self.draw_names)}")
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        """A draw value as the record shows it."""
-        return value
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        """A game-specific FEATURE event row as a record event."""
-        return {"type": "feature", "fields": [int(x) for x in row[1:6]]}
-
-    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        """A game-specific WIN event row as a record win (bonus coins, a fixed jackpot)."""
-        f = events.fields(row)
-        return {"kind": "feature", "symbol": "", "count": f["count"], "amount": format_money(bet.amount(f["units"]))}
 
     def strip_symbols(self, reel: int) -> set[str]:
         """Symbols a reel can carry in any mode (a forced screen may only show these): its

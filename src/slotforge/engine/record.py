@@ -36,8 +36,8 @@ class RecordBuilder:
             events.AWAIT: self.await_choice,
             events.INVALID_CHOICE: self.invalid_choice,
             events.DRAW: self.draw,
-            events.FEATURE: lambda row: self.event(self.game.describe_feature(row, self.bet)),
-            events.WIN: lambda row: self.win(self.game.describe_win(row, self.bet)),
+            events.FEATURE: lambda row: self.event(self.game.presentation.describe_feature(row, self.bet)),
+            events.WIN: lambda row: self.win(self.game.presentation.describe_win(row, self.bet)),
         }
 
     def read(self, rows: np.ndarray) -> None:
@@ -129,7 +129,7 @@ class RecordBuilder:
     def draw(self, row: np.ndarray) -> None:
         f = events.fields(row)
         self.event({"type": "draw", "name": self.game.draw_names[f["name"]],
-                    "value": self.game.describe_draw(f["name"], f["value"])})
+                    "value": self.game.presentation.describe_draw(f["name"], f["value"])})
 
 
 class RoundRecord(TypedDict, total=False):

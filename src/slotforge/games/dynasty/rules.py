@@ -17,7 +17,7 @@ from pydantic import Field
 from slotforge.engine import gamble
 from slotforge.engine.bet import Bet, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, Presentation, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict
 from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import Scratch, make_scratch
@@ -47,8 +47,18 @@ class Features(Strict):
     gamble: GambleRules
 
 
+class DynastyPresentation(Presentation):
+    """How Dynasty's rounds read in the record: the gamble's cards."""
+
+    game: Dynasty
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        return gamble.CARD_NAMES[value]
+
+
 class Dynasty(Game):
     code = "dynasty"
+    presentation_class = DynastyPresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("card",)
     decisions = (Decision("gamble", gamble.CHOICE_NAMES),)
@@ -115,6 +125,3 @@ class Dynasty(Game):
                 raise ScriptError(f"draws.card: expected one of {list(gamble.CARD_NAMES)}, got {raw!r}")
             return gamble.CARD_NAMES.index(raw)
         return super().parse_draw(name, raw)
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        return gamble.CARD_NAMES[value]

@@ -21,7 +21,7 @@ from pydantic import Field, field_validator
 from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Game, Operator, ScriptError
+from slotforge.engine.game import Game, Operator, Presentation, ScriptError
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict, check_weights
 from slotforge.games.golden_grimoire.kernels import (
@@ -80,8 +80,38 @@ def cells_of(mask: int, reels: int) -> list[dict[str, int]]:
     return [{"row": bit // reels + 1, "reel": bit % reels + 1} for bit in range(64) if (mask >> bit) & 1]
 
 
+class GoldenGrimoirePresentation(Presentation):
+    """How Golden Grimoire's rounds read in the record."""
+
+    game: GoldenGrimoire
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        return POOL[value]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        rows, reels = self.game.grid
+        (code, f), codes = events.feature_fields(row, FEATURE_FIELDS), self.game.codes
+        if code == F_LANDED:
+            cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
+            return {"type": "landed", "screen": [[codes[int(c)] for c in line] for line in cells]}
+        if code == F_MYSTERY:
+            return {
+                "type": "sticky_mystery" if f["sticky"] else "mystery",
+                "symbol": codes[f["symbol"]],
+                "positions": cells_of(f["cells"], reels),
+                "filled": cells_of(f["filled"], reels),
+            }
+        if code == F_STICKY:
+            return {"type": "sticky_landed", "positions": cells_of(f["landed"], reels),
+                    "held": cells_of(f["held"], reels)}
+        if code == F_FREE_TOTAL:
+            return {"type": "free_spins_total", "amount": format_money(bet.amount(f["units"]))}
+        return super().describe_feature(row, bet)
+
+
 class GoldenGrimoire(Game):
     code = "golden-grimoire"
+    presentation_class = GoldenGrimoirePresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("mystery_symbol",)
     tally_names = TALLY
@@ -185,26 +215,3 @@ class GoldenGrimoire(Game):
         if raw not in POOL:
             raise ScriptError(f"draws.mystery_symbol: expected one of {list(POOL)}, got {raw!r}")
         return POOL.index(raw)
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        return POOL[value]
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        rows, reels = self.grid
-        (code, f), codes = events.feature_fields(row, FEATURE_FIELDS), self.codes
-        if code == F_LANDED:
-            cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
-            return {"type": "landed", "screen": [[codes[int(c)] for c in line] for line in cells]}
-        if code == F_MYSTERY:
-            return {
-                "type": "sticky_mystery" if f["sticky"] else "mystery",
-                "symbol": codes[f["symbol"]],
-                "positions": cells_of(f["cells"], reels),
-                "filled": cells_of(f["filled"], reels),
-            }
-        if code == F_STICKY:
-            return {"type": "sticky_landed", "positions": cells_of(f["landed"], reels),
-                    "held": cells_of(f["held"], reels)}
-        if code == F_FREE_TOTAL:
-            return {"type": "free_spins_total", "amount": format_money(bet.amount(f["units"]))}
-        return super().describe_feature(row, bet)

@@ -340,7 +340,7 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
                    f"(ci99 its 99% interval)"),
         "strategy": strategy,
         "gamble": "fair: it returns exactly what is gambled, so the exact parts hold under every strategy; "
-                  f"the simulated session plays {strategy!r} ({game.describe_strategy(strategy)})",
+                  f"the simulated session plays {strategy!r} ({game.presentation.describe_strategy(strategy)})",
         "rtp": sum(parts.values()),
         "ci99": cap["ci99"],
         "parts": parts,

@@ -434,7 +434,7 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         parts = strategy_parts(found, name)
         cells = " | ".join(f"{value * 100:.4f}%" for value in parts.values())
         lines.append(
-            f"| {name}: {game.describe_strategy(name)} | {sum(parts.values()) * 100:.4f}% | {cells} | "
+            f"| {name}: {game.presentation.describe_strategy(name)} | {sum(parts.values()) * 100:.4f}% | {cells} | "
             f"{float(found['deal'][name]):.4f} |"
         )
     lines += [

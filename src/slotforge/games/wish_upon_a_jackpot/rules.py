@@ -20,7 +20,7 @@ from pydantic import Field, field_validator, model_validator
 from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, Presentation, ScriptError
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.model import Choice, ModelError, Strict, check_weights
 from slotforge.engine.roles import Capabilities
@@ -177,8 +177,85 @@ def deal_thresholds(game) -> tuple[list[int], list[int]]:
 
 
 
+class WishUponAJackpotPresentation(Presentation):
+    """How Wish Upon a Jackpot's rounds read in the record, and its strategies."""
+
+    game: WishUponAJackpot
+
+    def describe_strategy(self, name: str) -> str:
+        return {
+            "best": "the Deal Maker: take an offer worth at least what leaving it is expected to bring",
+            "worst": "the Deal Maker: take an offer worth less than what leaving it is expected to bring",
+            "first": "the Deal Maker: take the first offer",
+            "last": "the Deal Maker: leave every offer (the fifth is paid)",
+        }[name]
+
+    def cells_of(self, mask: int) -> list[int]:
+        """A cell mask as the cells' numbers (reading order, from 0)."""
+        return [cell for cell in range(self.game.cells) if (mask >> cell) & 1]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
+        money = lambda units: format_money(bet.amount(units))  # noqa: E731
+        if code == k.F_APPEARS:
+            return {"type": "fairy_godmother_appears", "bonus": bool(f["bonus_follows"]),
+                    "during": k.MODE_NAMES[f["mode"]]}
+        if code == k.F_GODMOTHER:
+            return {"type": "fairy_godmother", "orb": self.game.decisions[k.DECISION_ORB].options[f["orb"]]}
+        if code == k.F_WISH:
+            wish, detail = f["wish"], f["detail"]
+            found = {"type": "wish", "wish": k.WISHES[wish], "wild_cells": self.cells_of(f["cells"])}
+            found[("cell", "wilds", "reel")[wish]] = detail + 1 if wish == k.GINGERBREAD else detail
+            return found
+        if code == k.F_FAIRY_TALE:
+            return {
+                "type": "fairy_tale_bonus",
+                "storybook": self.game.decisions[k.DECISION_STORYBOOK].options[f["storybook"]],
+                "feature": k.FEATURES[f["feature"]],
+            }
+        if code == k.F_OFFER:
+            value = f["value"]
+            return {"type": "offer", "offer": f["offer"], "multiplier": value // LINES, "amount": money(value),
+                    "scrolls_left": f["scrolls_left"]}
+        if code == k.F_DEAL:
+            return {"type": "deal", "offer": f["offer"], "amount": money(f["value"])}
+        if code == k.F_BEAN:
+            return {
+                "type": "bean",
+                "bean": self.game.decisions[k.DECISION_BEAN].options[f["bean"]],
+                "revealed": "grow" if f["grew"] else "collect",
+                "level": f["level"],
+            }
+        if code == k.F_EGG:
+            return {"type": "golden_egg", "egg": self.game.decisions[k.DECISION_EGG].options[f["egg"]],
+                    "amount": money(f["prize"])}
+        if code == k.F_PIG:
+            event = f["event"]
+            return {
+                "type": "wolf" if event == k.WOLF else "pig",
+                "event": k.PIG_EVENTS[event],
+                "wild_cells": self.cells_of(f["cells"]),
+                "wilds_standing": f["wilds_standing"],
+            }
+        if code == k.F_PRINCE:
+            return {"type": "prince_climbs", "level": f["level"], "multiplier": f["multiplier"]}
+        if code == k.F_FREE_SPINS:
+            feature = f["feature"]
+            return {"type": "free_spins", "feature": k.FEATURES[feature],
+                    "spins": f["spins"] if feature == k.PIGS else "until_the_top"}
+        if code == k.F_BONUS_WINNINGS:
+            return {"type": "bonus_winnings", "feature": k.FEATURES[f["feature"]], "amount": money(f["units"])}
+        return super().describe_feature(row, bet)
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        kind, count, units = events.fields(row).values()
+        symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
+        return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}
+
+
 class WishUponAJackpot(Game):
     code = "wish-upon-a-jackpot"
+    presentation_class = WishUponAJackpotPresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = (
         "godmother",
@@ -338,14 +415,6 @@ class WishUponAJackpot(Game):
         """The round function's bet array: the lines (all 20) and the stake in units."""
         return np.array([bet.lines, bet.total_units], dtype=np.int64)
 
-    def describe_strategy(self, name: str) -> str:
-        return {
-            "best": "the Deal Maker: take an offer worth at least what leaving it is expected to bring",
-            "worst": "the Deal Maker: take an offer worth less than what leaving it is expected to bring",
-            "first": "the Deal Maker: take the first offer",
-            "last": "the Deal Maker: leave every offer (the fifth is paid)",
-        }[name]
-
     # -- rounds -----------------------------------------------------------------------------
     def refusal(self, work: k.Work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
@@ -389,65 +458,3 @@ class WishUponAJackpot(Game):
                 raise ScriptError(f"draws.{name}: expected a cell 0-{last} in reading order, got {raw!r}")
             return raw
         return super().parse_draw(name, raw)
-
-    def cells_of(self, mask: int) -> list[int]:
-        """A cell mask as the cells' numbers (reading order, from 0)."""
-        return [cell for cell in range(self.cells) if (mask >> cell) & 1]
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
-        money = lambda units: format_money(bet.amount(units))  # noqa: E731
-        if code == k.F_APPEARS:
-            return {"type": "fairy_godmother_appears", "bonus": bool(f["bonus_follows"]),
-                    "during": k.MODE_NAMES[f["mode"]]}
-        if code == k.F_GODMOTHER:
-            return {"type": "fairy_godmother", "orb": self.decisions[k.DECISION_ORB].options[f["orb"]]}
-        if code == k.F_WISH:
-            wish, detail = f["wish"], f["detail"]
-            found = {"type": "wish", "wish": k.WISHES[wish], "wild_cells": self.cells_of(f["cells"])}
-            found[("cell", "wilds", "reel")[wish]] = detail + 1 if wish == k.GINGERBREAD else detail
-            return found
-        if code == k.F_FAIRY_TALE:
-            return {
-                "type": "fairy_tale_bonus",
-                "storybook": self.decisions[k.DECISION_STORYBOOK].options[f["storybook"]],
-                "feature": k.FEATURES[f["feature"]],
-            }
-        if code == k.F_OFFER:
-            value = f["value"]
-            return {"type": "offer", "offer": f["offer"], "multiplier": value // LINES, "amount": money(value),
-                    "scrolls_left": f["scrolls_left"]}
-        if code == k.F_DEAL:
-            return {"type": "deal", "offer": f["offer"], "amount": money(f["value"])}
-        if code == k.F_BEAN:
-            return {
-                "type": "bean",
-                "bean": self.decisions[k.DECISION_BEAN].options[f["bean"]],
-                "revealed": "grow" if f["grew"] else "collect",
-                "level": f["level"],
-            }
-        if code == k.F_EGG:
-            return {"type": "golden_egg", "egg": self.decisions[k.DECISION_EGG].options[f["egg"]],
-                    "amount": money(f["prize"])}
-        if code == k.F_PIG:
-            event = f["event"]
-            return {
-                "type": "wolf" if event == k.WOLF else "pig",
-                "event": k.PIG_EVENTS[event],
-                "wild_cells": self.cells_of(f["cells"]),
-                "wilds_standing": f["wilds_standing"],
-            }
-        if code == k.F_PRINCE:
-            return {"type": "prince_climbs", "level": f["level"], "multiplier": f["multiplier"]}
-        if code == k.F_FREE_SPINS:
-            feature = f["feature"]
-            return {"type": "free_spins", "feature": k.FEATURES[feature],
-                    "spins": f["spins"] if feature == k.PIGS else "until_the_top"}
-        if code == k.F_BONUS_WINNINGS:
-            return {"type": "bonus_winnings", "feature": k.FEATURES[f["feature"]], "amount": money(f["units"])}
-        return super().describe_feature(row, bet)
-
-    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = events.fields(row).values()
-        symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
-        return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}

@@ -10,7 +10,7 @@ import numpy as np
 
 from slotforge.engine.bet import Bet, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator
+from slotforge.engine.game import Decision, Game, Operator, Presentation
 from slotforge.engine.model import IntRange, Strict
 from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import make_scratch
@@ -29,8 +29,18 @@ class Features(Strict):
     right_pay: int
 
 
+class TwoDoorsPresentation(Presentation):
+    """How Two Doors' rounds read in the record: the coin."""
+
+    game: TwoDoors
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        return ("tails", "heads")[value]
+
+
 class TwoDoors(Game):
     code = "two-doors"
+    presentation_class = TwoDoorsPresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("coin",)
     decisions = (Decision("door", ("left", "right")), Decision("double", ("keep", "double")))
@@ -68,6 +78,3 @@ class TwoDoors(Game):
 
     def parse_draw(self, name: str, raw: Any) -> int:
         return {"tails": 0, "heads": 1}[raw]
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        return ("tails", "heads")[value]
