@@ -4,6 +4,7 @@ line naming the field or file for every kind of bad input (exit code 2)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -383,3 +384,23 @@ def test_rtp_report_that_simulates_takes_a_budget_and_prints_its_interval(monkey
     low, high = (float(x.rstrip("%")) for x in interval.removeprefix("interval99: ").split(" to "))
     assert 90 < low < high < 100  # shown, in percent (rich once swallowed it as markup)
     assert "percentage points (99%)" in text.splitlines()[1]
+
+
+def test_the_environment_handed_to_workers_is_what_the_server_reads(monkeypatch):
+    """serve hands its settings to its workers through the environment: each variable is one the
+    server's settings (or its app's settings file) are read from, spelled by env_name alone."""
+    from slotforge.cli.common import ENV_PREFIX, env_name, hand_on
+    from slotforge.rgs.app import CONFIG_ENV
+    from slotforge.rgs.settings import Settings
+
+    assert ENV_PREFIX == Settings.model_config["env_prefix"]
+    assert env_name("config") == CONFIG_ENV
+    for setting in ("database_url", "qa", "jackpot_url", "jackpot_secret"):
+        assert setting in Settings.model_fields
+    # A copy of the environment without the server's variables, put back after the test.
+    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if not k.startswith(ENV_PREFIX)})
+    hand_on({"database_url": "sqlite:///x.db", "qa": None, "jackpot_url": "http://127.0.0.1:1"})
+    assert os.environ["SLOTFORGE_DATABASE_URL"] == "sqlite:///x.db"
+    assert os.environ["SLOTFORGE_JACKPOT_URL"] == "http://127.0.0.1:1"
+    assert "SLOTFORGE_QA" not in os.environ  # a setting not given is not handed on
+    assert Settings().database_url == "sqlite:///x.db"  # and the server reads it back

@@ -183,7 +183,7 @@ def model(counts: dict, by_stake: list[dict], design: dict | None = None) -> dic
 
 def measure(raw: dict, rounds: int) -> dict:
     """The RTP report of a model (at the smallest stake), with the design's own seed."""
-    from slotforge.engine.game import RtpOptions
+    from slotforge.engine.roles import RtpOptions
     from slotforge.games.divine_fortune.maths import rtp_report
     from slotforge.games.divine_fortune.rules import DivineFortune
 

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from slotforge.games import maths_of  # noqa: E402
 from slotforge.games.dynasty.rules import Dynasty  # noqa: E402
 
 MODEL = ROOT / "src/slotforge/games/dynasty/model.json"
@@ -89,7 +90,7 @@ def rtp(counts: dict[str, list[dict[str, int]]], raw: dict) -> float:
     raw = {**raw, "reels": strips(counts)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
         json.dump(raw, handle)
-    return Dynasty(Path(handle.name)).rtp_report()["rtp"]
+    return maths_of(Dynasty(Path(handle.name))).rtp_report()["rtp"]
 
 
 def tune(counts: dict[str, list[dict[str, int]]], raw: dict) -> dict[str, list[dict[str, int]]]:

@@ -31,8 +31,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from slotforge.games.golden_grimoire.kernels import POOL  # noqa: E402
 from slotforge.games.golden_grimoire.maths import base_by_draw, free_by_draw, trigger_chance  # noqa: E402
-from slotforge.games.golden_grimoire.rules import POOL, GoldenGrimoire  # noqa: E402
+from slotforge.games.golden_grimoire.rules import GoldenGrimoire  # noqa: E402
 
 MODEL = ROOT / "src/slotforge/games/golden_grimoire/model.json"
 TARGET = 0.9644

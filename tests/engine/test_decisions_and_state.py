@@ -1,6 +1,6 @@
 """Decisions of several kinds, strategies and carried state, through a small test game.
 
-Two Doors (``toy/two_doors.py``) has two decisions whose options sit at other indexes in the
+Two Doors (``toy/two_doors/``) has two decisions whose options sit at other indexes in the
 game's list of all choice names, a meter carried per bet level, two scatter symbols, and an
 exact RTP per strategy.
 """
@@ -22,8 +22,10 @@ from slotforge.engine.game import ScriptError, code_fingerprint
 from slotforge.engine.model import ModelError
 from slotforge.engine.round import ForeignRecord
 from slotforge.engine.spin import make_scratch, pay_scatters
+from slotforge.games import maths_of
 from slotforge.maths.simulate import simulate
 from slotforge.maths.stats import z
+from tests import scripts
 
 QUIET = [["B"] * 5] * 3  # no line win, no scatter
 
@@ -36,15 +38,15 @@ def game():
 @pytest.fixture
 def registered(monkeypatch, game):
     """Two Doors as a game the simulator can load by its code."""
-    monkeypatch.setitem(games.REGISTRY, "two-doors", "toy.two_doors:TwoDoors")
+    monkeypatch.setitem(games.REGISTRY, "two-doors", games.Registration("toy.two_doors", "TwoDoors"))
     games._shipped.cache_clear()
     yield game
     games._shipped.cache_clear()
 
 
 def play(game, choices=(), draws=None, screens=(QUIET,), bet=None, state=None):
-    script = rounds.parse_script(game, {"screens": list(screens), "choices": list(choices), "draws": draws or {}})
-    return rounds.play(game, bet, script=script, state=state, source=rounds.seeded_words(5))
+    """A Two Doors round: its choices first, the screen quiet unless told."""
+    return scripts.play(game, list(screens), draws, list(choices), bet=bet, state=state, seed=5)
 
 
 # -- decisions of several kinds ------------------------------------------------------------------
@@ -132,7 +134,7 @@ def test_each_strategy_simulates_to_its_computed_rtp(registered):
     round would miss 16.7 points."""
     figures = {}
     for name in registered.strategies:
-        exact = registered.rtp_report(_options(name))["rtp"]
+        exact = maths_of(registered).rtp_report(_options(name))["rtp"]
         result = simulate("two-doors", 2_000_000, seed=11, strategy=name)
         assert result["strategy"] == name
         tolerance = z(0.99) * result["std"] / math.sqrt(result["rounds"])
@@ -154,7 +156,7 @@ def test_live_play_waits_whatever_the_strategies(game):
 
 
 def _options(name):
-    from slotforge.engine.game import RtpOptions
+    from slotforge.engine.roles import RtpOptions
 
     return RtpOptions(strategy=name)
 

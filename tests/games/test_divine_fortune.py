@@ -6,6 +6,7 @@ import json
 import math
 from decimal import Decimal
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -18,13 +19,15 @@ from slotforge.cli import app
 from slotforge.engine import events, rng
 from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
-from slotforge.engine.game import Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Operator, ScriptError
 from slotforge.engine.outcomes import make_outcomes
+from slotforge.engine.roles import RtpOptions
 from slotforge.games import load_game
 from slotforge.games.divine_fortune import kernels, maths
 from slotforge.games.divine_fortune.rules import mega_won, settle_round
 from slotforge.jackpot import InMemoryPool, PoolConfig
 from slotforge.maths.simulate import simulate_chunk
+from tests import scripts
 
 BET = {"bet_level": 2, "coin_value": "0.05"}  # total bet 20 x 2 x 0.05 = 2.00
 # A screen with no line win, no WILD, no BONUS and no FREESPINS, even with a WILD on any cell.
@@ -54,9 +57,7 @@ def game():
     return load_game("divine-fortune")
 
 
-def play(game, screens, draws=None, choices=None, bet=BET, operator=Operator()):
-    script = {"bet": bet, "screens": screens, "draws": draws or {}, "choices": choices or []}
-    return rounds.play(game, script=rounds.parse_script(game, script), operator=operator)
+play = partial(scripts.play, bet=BET)
 
 
 def kinds(record):

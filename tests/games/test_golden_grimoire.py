@@ -31,7 +31,9 @@ from slotforge.engine.game import Operator, ScriptError
 from slotforge.engine.model import ModelError, paylines
 from slotforge.engine.rng import buffer_stream
 from slotforge.games import load_game
-from slotforge.games.golden_grimoire.rules import POOL, GoldenGrimoire, changed_screen_win, screen_win
+from slotforge.games.golden_grimoire.kernels import POOL, changed_screen_win, screen_win
+from slotforge.games.golden_grimoire.rules import GoldenGrimoire
+from tests import scripts
 
 PAYTABLE = {
     "SPIDER": {3: 10, 4: 30, 5: 100},
@@ -71,13 +73,9 @@ def screen(**rows: list[str]) -> list[list[str]]:
     return result
 
 
-def play(game, screens, draws=None, bet=None, seed=7, state=None):
-    raw = {"screens": screens, "draws": {"mystery_symbol": draws or []}}
-    if bet is not None:
-        raw["bet"] = bet
-    if state is not None:
-        raw["state"] = state
-    return rounds.play(game, script=rounds.parse_script(game, raw), source=rounds.seeded_words(seed))
+def play(game, screens, mysteries=None, seed=7, **options):
+    """A scripted round whose Mysteries become ``mysteries`` (symbol codes), in turn."""
+    return scripts.play(game, screens, {"mystery_symbol": mysteries or []}, seed=seed, **options)
 
 
 def reference_wins(grid: list[list[str]]) -> dict[int, tuple[str, int, int]]:
@@ -520,7 +518,7 @@ def test_cli_refuses_a_bad_bet_with_one_line(tmp_path):
 @given(seed=st.integers(min_value=0, max_value=2**32), pick=st.integers(min_value=0, max_value=len(POOL) - 1))
 def test_recoloured_masks_pay_as_freshly_built_masks(game, seed, pick):
     """The simulator's shortcut (recolouring changed cells) pays what the full build pays."""
-    from slotforge.games.golden_grimoire.rules import read_window, transform
+    from slotforge.games.golden_grimoire.kernels import read_window, transform
 
     tables, work = game.tables, game.scratch()
     rng = np.random.default_rng(seed)

@@ -7,6 +7,7 @@ Amounts are worked by hand at a base bet of 1.00 unless a test says otherwise, s
 from __future__ import annotations
 
 from decimal import Decimal
+from functools import partial
 
 import pytest
 
@@ -14,6 +15,7 @@ from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
 from slotforge.engine.game import Operator, ScriptError
 from slotforge.games import load_game
+from tests import scripts
 
 CODES = {
     "L": "LANTERN", "M": "MOONCAKE", "F": "FAN", "T": "TEAPOT", "A": "ACE", "K": "KING", "Q": "QUEEN",
@@ -50,10 +52,7 @@ def game():
     return load_game("moon-of-fortune")
 
 
-def play(game, screens, draws=None, choices=None, bet=BET, state=None, operator=Operator(gamble_limit=None)):
-    script = {"bet": bet, "screens": [screen(s) for s in screens], "draws": draws or {}, "choices": choices or [],
-              "state": state or {}}
-    return rounds.play(game, script=rounds.parse_script(game, script), operator=operator)
+play = partial(scripts.play, bet=BET, state={}, operator=Operator(gamble_limit=None), shape=screen)
 
 
 def wins(record):

@@ -19,6 +19,7 @@ from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
 from slotforge.engine.game import ScriptError
 from slotforge.games import load_game
+from tests import scripts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,14 +54,9 @@ def game():
 
 
 def play(game, screens, draws=None, choices=None, stake="1.00"):
-    draws = {"godmother": [False] * 40, **(draws or {})}
-    script = {
-        "bet": {"stake": stake},
-        "screens": [screen(s) for s in screens],
-        "draws": draws,
-        "choices": choices or [],
-    }
-    return rounds.play(game, script=rounds.parse_script(game, script), source=rounds.seeded_words(7))
+    """A scripted round at ``stake``; the Fairy Godmother stays away unless ``draws`` call her."""
+    return scripts.play(game, screens, draws, choices, bet={"stake": stake}, seed=7, shape=screen,
+                        draw_defaults={"godmother": [False] * 40})
 
 
 def line_wins(record, step=0):

@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from slotforge.cli import MAX_ROUNDS, app
-from slotforge.engine.game import RtpOptions
+from slotforge.engine.roles import RtpOptions
 from slotforge.games import load_game
 from slotforge.maths.cluster import parse_address
 from slotforge.maths.simulate import simulate

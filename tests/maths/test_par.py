@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from slotforge.cli import app
 from slotforge.engine.model import paylines
-from slotforge.games import load_game
+from slotforge.games import load_game, maths_of
 from slotforge.maths import par
 from slotforge.maths.distribution import distribution, player_intervals, volatility_index
 from slotforge.maths.par_figures import FINGERPRINT, exact_top_line_odds, sheet_fingerprint, top_line_award
@@ -25,7 +25,7 @@ def test_par_sheet_for_dynasty(dynasty):
     result = CliRunner().invoke(app, ["par", "dynasty", "-n", "200000", "-w", "1"])
     assert result.exit_code == 0, result.output
     sheet = result.stdout  # without --out the sheet goes to standard output
-    report = dynasty.rtp_report()
+    report = maths_of(dynasty).rtp_report()
     assert f"**{report['rtp'] * 100:.4f}%**" in sheet
     for part, value in report["parts"].items():
         assert f"| {part} | {value * 100:.4f}% |" in sheet

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from slotforge.engine.game import RtpOptions
-from slotforge.games import load_game
+from slotforge.engine.roles import RtpOptions
+from slotforge.games import load_game, maths_of
 from slotforge.maths.simulate import simulate
 
 CONFIDENCE = "99%"  # the level of every interval below (z = 2.5758)
@@ -19,7 +19,7 @@ CONFIDENCE = "99%"  # the level of every interval below (z = 2.5758)
 
 def test_dynasty_exact_rtp_is_the_published_rtp():
     game = load_game("dynasty")
-    report = game.rtp_report()
+    report = maths_of(game).rtp_report()
     assert report["method"] == "exact"
     # Published to two decimals of a percent: the exact figure rounds to it.
     assert abs(report["rtp"] - float(game.spec.rtp)) <= 0.00005
@@ -35,7 +35,7 @@ def test_dynasty_simulated_rounds_hold_the_published_rtp():
 @pytest.mark.slow
 def test_golden_grimoire_rtp_report_holds_the_published_rtp():
     game = load_game("golden-grimoire")
-    report = game.rtp_report(RtpOptions(rounds=1 << 17))
+    report = maths_of(game).rtp_report(RtpOptions(rounds=1 << 17))
     assert report["free_spins_simulated"] == 1 << 17
     assert report["ci99"] < 0.0015  # tight enough to see a wrong weight
     assert abs(report["rtp"] - float(game.spec.rtp)) < report["ci99"], CONFIDENCE
@@ -52,7 +52,7 @@ def test_golden_grimoire_simulated_rounds_hold_the_published_rtp():
 def test_wish_upon_a_jackpot_exact_rtp_is_the_published_range():
     # Published as "from 92.46 to 95.26%": the worst and the best Deal Maker strategy.
     game = load_game("wish-upon-a-jackpot")
-    report = game.rtp_report()
+    report = maths_of(game).rtp_report()
     assert report["method"].startswith("exact")
     assert abs(report["strategies"]["best"]["rtp"] - float(game.spec.rtp)) <= 0.00005
     assert abs(report["strategies"]["worst"]["rtp"] - 0.9246) <= 0.00005

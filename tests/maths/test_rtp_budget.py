@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from slotforge.engine.game import RtpOptions
+from slotforge.engine.roles import RtpOptions
 from slotforge.games.golden_grimoire import maths
 from slotforge.games.golden_grimoire.maths import FREE_FEATURES, FREE_HALF_WIDTH, FREE_MAX_BATCHES, next_batch
 

@@ -15,8 +15,8 @@ from fractions import Fraction
 
 import pytest
 
-from slotforge.games import load_game
-from slotforge.games.wish_upon_a_jackpot import maths, measure
+from slotforge.games import load_game, maths_of
+from slotforge.games.wish_upon_a_jackpot import maths
 from slotforge.maths.simulate import simulate
 
 CONFIDENCE = "99%"
@@ -79,19 +79,19 @@ def test_the_fairy_godmother_appears_in_the_free_spins_too(game):
     # Rapunzel's spins are played on their own: she appears in them, her bonus follows some of her
     # appearances, and the wishes pay (the feature's exact value, which counts them, is held
     # against the same play in test_rapunzel_plays_at_its_exact_value).
-    tally = measure.feature_mean(game, "rapunzel", 40_000, seed=8)["tally"]
+    tally = maths.feature_mean(game, "rapunzel", 40_000, seed=8)["tally"]
     assert tally["godmother"] > tally["godmother_bonus"] > 0
     assert tally["free_wish_win"] > 0
 
 
 def test_the_rtp_report_names_its_strategy_and_every_strategys_rtp(game):
-    report = game.rtp_report()
+    report = maths_of(game).rtp_report()
     assert report["method"].startswith("exact")
     assert report["strategy"] == "best" and report["rtp"] == report["strategies"]["best"]["rtp"]
     assert abs(sum(report["parts"].values()) - report["rtp"]) < 1e-12
-    from slotforge.engine.game import RtpOptions
+    from slotforge.engine.roles import RtpOptions
 
-    worst = game.rtp_report(RtpOptions(strategy="worst"))
+    worst = maths_of(game).rtp_report(RtpOptions(strategy="worst"))
     assert worst["rtp"] == report["strategies"]["worst"]["rtp"]
     # Only the Deal Maker's part moves with the strategy.
     moved = {part for part in report["parts"] if report["parts"][part] != worst["parts"][part]}
@@ -124,13 +124,13 @@ def test_backward_induction_is_the_best_and_the_worst_of_every_threshold_policy(
 
 @pytest.mark.parametrize("strategy", maths.STRATEGIES)
 def test_each_strategy_plays_the_deal_maker_at_its_exact_value(game, found, strategy):
-    played = measure.feature_mean(game, "deal_maker", 200_000, strategy, seed=5)
+    played = maths.feature_mean(game, "deal_maker", 200_000, strategy, seed=5)
     assert played["ci99"] < 0.15  # x stake: the strategies' values are 2.1 to 21.4 apart
     assert abs(played["mean"] - float(found["deal"][strategy])) < played["ci99"], CONFIDENCE
 
 
 def test_the_beanstalk_plays_at_its_exact_value(game, found):
-    played = measure.feature_mean(game, "beanstalk", 200_000, seed=6)
+    played = maths.feature_mean(game, "beanstalk", 200_000, seed=6)
     assert played["ci99"] < 0.4
     assert abs(played["mean"] - found["beanstalk"]["value"]) < played["ci99"], CONFIDENCE
     eggs = played["tally"]["eggs"] / 200_000
@@ -138,13 +138,13 @@ def test_the_beanstalk_plays_at_its_exact_value(game, found):
 
 
 def test_the_three_little_pigs_play_at_their_exact_value(game, found):
-    played = measure.feature_mean(game, "three_little_pigs", 40_000, seed=7)
+    played = maths.feature_mean(game, "three_little_pigs", 40_000, seed=7)
     assert played["ci99"] < 2.0  # of a mean near 75 x stake
     assert abs(played["mean"] - found["pigs"]["value"]) < played["ci99"], CONFIDENCE
 
 
 def test_rapunzel_plays_at_its_exact_value(game, found):
-    played = measure.feature_mean(game, "rapunzel", 40_000, seed=8)
+    played = maths.feature_mean(game, "rapunzel", 40_000, seed=8)
     assert played["ci99"] < 0.6  # of a mean near 49 x stake
     assert abs(played["mean"] - found["rapunzel"]["value"]) < played["ci99"], CONFIDENCE
     spins = played["tally"]["rapunzel_spins"] / 40_000
@@ -152,7 +152,7 @@ def test_rapunzel_plays_at_its_exact_value(game, found):
 
 
 def test_base_spins_pay_their_exact_line_win(game, found):
-    played = measure.base_mean(game, 2_000_000, seed=9)
+    played = maths.base_mean(game, 2_000_000, seed=9)
     exact = (1 - found["godmother"]) * found["line_plain"] + found["godmother"] * found["wish_mean"]
     assert played["ci99"] < 0.005
     assert abs(played["mean"] - exact) < played["ci99"], CONFIDENCE
@@ -160,7 +160,7 @@ def test_base_spins_pay_their_exact_line_win(game, found):
 
 @pytest.mark.parametrize("wish", ["puss_in_boots", "pinocchio", "gingerbread_man"])
 def test_each_wish_pays_its_exact_line_win(game, found, wish):
-    played = measure.base_mean(game, 100_000, wish, seed=10)
+    played = maths.base_mean(game, 100_000, wish, seed=10)
     assert played["ci99"] < 0.12
     assert abs(played["mean"] - found["wishes"][wish]) < played["ci99"], CONFIDENCE
 

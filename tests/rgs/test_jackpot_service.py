@@ -25,7 +25,7 @@ from sqlalchemy import func, select, update
 
 from slotforge.db import connect
 from slotforge.jackpot.stream import read_events
-from slotforge.rgs.jackpots.networked import NetworkedJackpots
+from slotforge.rgs.jackpots.networked import SILENT_S, NetworkedJackpots
 from slotforge.rgs.outbox import pending
 from slotforge.rgs.rounds.service import Server
 from slotforge.rgs.schema import rounds
@@ -290,9 +290,8 @@ def test_a_service_with_a_secret_answers_only_the_game_servers_that_send_it(tmp_
         delivered = wait_until(lambda: service.entries(kind="contribution"))
         assert [Decimal(e["stake"]) for e in delivered] == [stake] == [Decimal("2.00")]
         stranger = Api(httpx.Client(base_url=without.url, timeout=60), without.operator_key()).player("10.00")
-        time.sleep(3)  # longer than the stream may stay silent: the refused server has heard nothing
-        refused = stranger.play(GAME)
-        assert refused.status_code == 503 and refused.json()["error"] == "JACKPOT_UNAVAILABLE"
+        heard = refused_while_the_stream_speaks(stranger, service.url, secret)
+        assert heard >= 2, f"the stream spoke {heard} time(s) while the stranger was watched: the refusals prove nothing"
         assert stranger.get("/v1/session").json()["balance"] == "10.00"
         assert audit_with_service(with_secret, service).returncode == 0  # the secret from its environment
         refused = audit_with_service(with_secret, service, SLOTFORGE_JACKPOT_SECRET=None)
@@ -301,6 +300,33 @@ def test_a_service_with_a_secret_answers_only_the_game_servers_that_send_it(tmp_
     finally:
         for process in (with_secret, without, service):
             process.kill()
+
+
+def refused_while_the_stream_speaks(stranger, url: str, secret: str) -> int:
+    """Ask a game server without the secret for rounds, again and again, for longer than the
+    service's stream may stay silent (past that, a server that heard it once would still count it
+    as there), while this test listens to that stream with the secret. Every round must be refused
+    with nothing taken; returns how many events the stream sent meanwhile (each one the stranger
+    would have heard, had the service let it in)."""
+    heard: list[str] = []
+    deadline = time.monotonic() + SILENT_S + 0.5
+
+    def listen() -> None:
+        with httpx.Client(base_url=url, timeout=10, headers={"Authorization": f"Bearer {secret}"}) as client, \
+                client.stream("GET", "/v1/jackpots/stream") as stream:
+            for event, _ in read_events(stream.iter_lines()):
+                heard.append(event)
+                if time.monotonic() > deadline:
+                    return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    while time.monotonic() < deadline:
+        refused = stranger.play(GAME)
+        assert refused.status_code == 503 and refused.json()["error"] == "JACKPOT_UNAVAILABLE"
+        time.sleep(0.25)  # the pace of the asking, not a wait for anything
+    listener.join(5)
+    return len(heard)
 
 
 def test_kill_9_of_the_service_answers_503_takes_nothing_and_delivers_the_queue_after_restart(service, servers):

@@ -18,20 +18,43 @@ CELLS = 8
 USED = 0
 OVERFLOW = 1
 
-# Event codes shared by all games. Field layouts are given beside each code.
-STEP = 1  # kind, mode, index within its kind, free spins left, <cells>
-LINE_WIN = 2  # line (0-based), symbol, count, units (per coin per line), multiplier
-SCATTER_WIN = 3  # symbol, count, units, multiplier
-FREE_SPINS = 4  # awarded, total left, retrigger (0/1)
-AWAIT = 5  # decision kind, options bitmask (bits index the decision's own options), win units
-GAMBLE = 6  # option index, card, stake units, result units, decision kind
-COLLECT = 7  # units collected, automatic (0/1)
-INVALID_CHOICE = 8  # decision kind, choice name id (-1: a strategy's), options bitmask
-FEATURE = 9  # feature code, then game-specific fields
-DRAW = 10  # draw name, value (a random outcome shown to the player)
-WIN = 11  # a game-specific win (bonus coins, a fixed jackpot): fields the game describes
-COUNT_WIN = 12  # symbol, count, units, multiplier: a pays-anywhere win
-PICK_GAMBLE = 13  # option picked, symbol drawn (0, 1), stake units, result units, decision kind
+# Event codes shared by all games; their fields are in FIELDS below.
+STEP = 1
+LINE_WIN = 2
+SCATTER_WIN = 3
+FREE_SPINS = 4
+AWAIT = 5
+GAMBLE = 6
+COLLECT = 7
+INVALID_CHOICE = 8
+FEATURE = 9
+DRAW = 10
+WIN = 11
+COUNT_WIN = 12
+PICK_GAMBLE = 13
+
+# Each event code's fields, in the order they follow the code in its row: the one table both the
+# writing and the reading go by. Compiled code writes a row positionally (emit(log, code, a, b,
+# ...), in this order; tests/engine/test_events.py holds every emit in the source to it), and the
+# record reads it back by name (fields). A FEATURE row's fields after its feature code are the
+# game's own: the FEATURE_FIELDS table of its kernels (feature_fields).
+FIELDS: dict[int, tuple[str, ...]] = {
+    STEP: ("kind", "mode", "index", "left"),  # and the evaluated screen from CELLS on
+    LINE_WIN: ("line", "symbol", "count", "units", "multiplier"),  # line 0-based; units per coin per line
+    SCATTER_WIN: ("symbol", "count", "units", "multiplier"),
+    FREE_SPINS: ("awarded", "left", "retrigger"),  # retrigger 0/1
+    AWAIT: ("decision", "options", "win"),  # options: a bitmask of the decision's own options
+    GAMBLE: ("option", "card", "stake", "result", "decision"),
+    COLLECT: ("units", "automatic"),  # automatic 0/1
+    INVALID_CHOICE: ("decision", "choice", "options"),  # choice: a name id, -1 for a strategy's
+    FEATURE: ("feature",),  # then the game's FEATURE_FIELDS of that feature code
+    DRAW: ("name", "value"),  # a random outcome shown to the player
+    WIN: ("kind", "count", "units"),  # a game-specific win (bonus coins, a fixed jackpot)
+    COUNT_WIN: ("symbol", "count", "units", "multiplier"),  # a pays-anywhere win
+    PICK_GAMBLE: ("option", "drawn", "stake", "result", "decision"),  # drawn: symbol 0 or 1
+}
+MAX_FIELDS = 5  # what emit writes after the code
+
 
 # Step kinds.
 BASE = 0
@@ -59,6 +82,18 @@ def off() -> np.ndarray:
 def rows(log: np.ndarray) -> np.ndarray:
     """The rows written to ``log`` (without its header)."""
     return log[1 : 1 + int(log[0, USED])]
+
+
+def fields(row: np.ndarray) -> dict[str, int]:
+    """An event row's fields by name, as :data:`FIELDS` names them for its code."""
+    return {name: int(row[1 + i]) for i, name in enumerate(FIELDS[int(row[0])])}
+
+
+def feature_fields(row: np.ndarray, table: dict[int, tuple[str, ...]]) -> tuple[int, dict[str, int]]:
+    """A FEATURE row's feature code and its fields by name, as ``table`` (the game's
+    FEATURE_FIELDS) names them for that code."""
+    code = int(row[1])
+    return code, {name: int(row[2 + i]) for i, name in enumerate(table.get(code, ()))}
 
 
 def overflowed(log: np.ndarray) -> bool:

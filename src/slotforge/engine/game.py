@@ -23,6 +23,7 @@ from slotforge.engine import events, loop
 from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.model import LineGameSpec, ModelError, fingerprint, load_json, validate
 from slotforge.engine.outcomes import Outcomes, make_outcomes, option_table
+from slotforge.engine.roles import Capabilities
 
 ENGINE = Path(__file__).parent
 
@@ -50,21 +51,6 @@ class Operator:
 
 
 @dataclass(frozen=True)
-class RtpOptions:
-    """What an RTP report is asked for: which bet and strategy, and, where the report simulates,
-    its budget (rounds or seconds; the game's default when neither is given), a progress
-    callback ``(done, total)`` and the Dask cluster to run its chunks on (an address or
-    ``local:N``; see :mod:`slotforge.maths.cluster`)."""
-
-    bet: dict[str, Any] | None = None
-    strategy: str | None = None
-    rounds: int | None = None
-    seconds: float | None = None
-    progress: Callable[[int, int], None] | None = None
-    cluster: str | None = None
-
-
-@dataclass(frozen=True)
 class Decision:
     """A decision kind: its name and its own options. The round function offers and takes
     options by their index in ``options``."""
@@ -82,6 +68,33 @@ class RunResult:
     state: dict[str, Any] = field(default_factory=dict)
 
 
+class Presentation:
+    """How a game's rounds read in the record (its draws, feature events and game-specific wins)
+    and how its strategies are named to a person: the presentation role, apart from the rules.
+    A game's rules name theirs in ``presentation_class``; each game holds one
+    (:attr:`Game.presentation`), which the record builder and the published RTP read."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def describe_strategy(self, name: str) -> str:
+        """One line on what a strategy does (for ``--help`` and reports)."""
+        return name
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        """A draw value as the record shows it."""
+        return value
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        """A game-specific FEATURE event row as a record event."""
+        return {"type": "feature", "fields": [int(x) for x in row[1:6]]}
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        """A game-specific WIN event row as a record win (bonus coins, a fixed jackpot)."""
+        f = events.fields(row)
+        return {"kind": "feature", "symbol": "", "count": f["count"], "amount": format_money(bet.amount(f["units"]))}
+
+
 class Game(ABC):
     """A game: model data, compiled tables and the round function.
 
@@ -97,14 +110,25 @@ class Game(ABC):
     code: ClassVar[str]
     model_file: ClassVar[Path]
     draw_names: ClassVar[tuple[str, ...]] = ()
-    # Whether the RTP report follows RtpOptions.strategy (a game whose decisions can move the
-    # return, or whose report simulates them); `slotforge rtp --strategy` is refused otherwise.
-    rtp_uses_strategy: ClassVar[bool] = False
+    capabilities: ClassVar[Capabilities] = Capabilities()
+    presentation_class: ClassVar[type[Presentation]] = Presentation
     decisions: ClassVar[tuple[Decision, ...]] = ()
     strategies: ClassVar[tuple[str, ...]] = ()  # the simulator's answers to decisions; the first is the default
     tally_names: ClassVar[tuple[str, ...]] = ()
     simulate_rounds: ClassVar[Any]
     tables: Any
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Hold a game's declared capabilities to what its class does, when the class is made:
+        the server trusts the declaration, so a wrong one must not load."""
+        super().__init_subclass__(**kwargs)
+        declared = cls.capabilities
+        if declared.carries_state != (cls.state_array is not Game.state_array):
+            raise TypeError(f"{cls.__name__}: capabilities.carries_state={declared.carries_state}, but the class "
+                            f"{'does not override' if declared.carries_state else 'overrides'} state_array")
+        if declared.jackpot_pool != callable(getattr(cls, "pool_config", None)):
+            raise TypeError(f"{cls.__name__}: capabilities.jackpot_pool={declared.jackpot_pool}, but the class "
+                            f"{'has no' if declared.jackpot_pool else 'has a'} pool_config")
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = Path(path or self.model_file)
@@ -117,6 +141,7 @@ class Game(ABC):
         self.choice_names: tuple[str, ...] = tuple(dict.fromkeys(o for d in self.decisions for o in d.options))
         self.option_table = option_table([d.options for d in self.decisions], self.choice_names)
         self.compile()
+        self.presentation = self.presentation_class(self)
 
     # -- model ------------------------------------------------------------------------------
     def section(self, schema: type, name: str) -> Any:
@@ -218,8 +243,8 @@ class Game(ABC):
             "rtp_range": {
                 "min": str(spread.min), "max": str(spread.max),
                 "min_strategy": spread.min_strategy, "max_strategy": spread.max_strategy,
-                "min_strategy_text": self.describe_strategy(spread.min_strategy),
-                "max_strategy_text": self.describe_strategy(spread.max_strategy),
+                "min_strategy_text": self.presentation.describe_strategy(spread.min_strategy),
+                "max_strategy_text": self.presentation.describe_strategy(spread.max_strategy),
             },
             "rtp_text": f"{as_percent(spread.min)} to {as_percent(spread.max)}",
         }
@@ -230,10 +255,6 @@ class Game(ABC):
         none. Raises :class:`GambleCapError` when it cannot be converted."""
         return None
 
-    def describe_strategy(self, name: str) -> str:
-        """One line on what a strategy does (for ``--help`` and reports)."""
-        return name
-
     def simulation_bet(self) -> Bet:
         """The bet the simulator plays (RTP is the same at every bet)."""
         return self.parse_bet({})
@@ -242,45 +263,9 @@ class Game(ABC):
     def scratch(self) -> Any:
         """Fresh work arrays for the round function."""
 
-    @abstractmethod
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
-        """Feature frequencies and RTP parts from the simulator's tallies."""
-
-    @abstractmethod
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        """The RTP with ``method`` ("exact", or how else) and ``parts``; see ``slotforge rtp``."""
-
-    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
-        """A progressive jackpot's share of RTP in a simulation, as the game's RTP report counts
-        it (``total`` and its parts), or None for a game without one. Its wins are paid by a
-        jackpot pool, not by the round, so the simulator adds this share to what players get
-        back."""
-        return None
-
-    def rtp_configurations(self) -> list[dict[str, Any]]:
-        """Bet configurations whose RTP may differ, for the PAR sheet's RTP per configuration (bet
-        fields, as ``--bet`` takes them). The default bet alone when every bet has the same RTP."""
-        return [{}]
-
-    def par_sections(self) -> list[str]:
-        """Game-specific Markdown sections of the PAR sheet (feature tables the model holds)."""
-        return []
-
     def parse_draw(self, name: str, raw: Any) -> int:
         """A scripted draw value as the integer the round function uses."""
         raise ScriptError(f"draws.{name}: not a draw of {self.code}; expected one of {list(self.draw_names)}")
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        """A draw value as the record shows it."""
-        return value
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        """A game-specific FEATURE event row as a record event."""
-        return {"type": "feature", "fields": [int(x) for x in row[1:6]]}
-
-    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        """A game-specific WIN event row as a record win (bonus coins, a fixed jackpot)."""
-        return {"kind": "feature", "symbol": "", "count": int(row[2]), "amount": format_money(bet.amount(int(row[3])))}
 
     def strip_symbols(self, reel: int) -> set[str]:
         """Symbols a reel can carry in any mode (a forced screen may only show these): its

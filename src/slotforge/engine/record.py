@@ -36,8 +36,8 @@ class RecordBuilder:
             events.AWAIT: self.await_choice,
             events.INVALID_CHOICE: self.invalid_choice,
             events.DRAW: self.draw,
-            events.FEATURE: lambda row: self.event(self.game.describe_feature(row, self.bet)),
-            events.WIN: lambda row: self.win(self.game.describe_win(row, self.bet)),
+            events.FEATURE: lambda row: self.event(self.game.presentation.describe_feature(row, self.bet)),
+            events.WIN: lambda row: self.win(self.game.presentation.describe_win(row, self.bet)),
         }
 
     def read(self, rows: np.ndarray) -> None:
@@ -65,64 +65,71 @@ class RecordBuilder:
         rows, reels = self.game.grid
         cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
         screen = [[self.symbol(c) for c in line] for line in cells]
-        self.steps.append({"kind": events.STEP_KINDS[int(row[1])], "screen": screen, "wins": [], "events": []})
+        self.steps.append({"kind": events.STEP_KINDS[events.fields(row)["kind"]], "screen": screen, "wins": [],
+                           "events": []})
 
     def line_win(self, row: np.ndarray) -> None:
-        self.win({"kind": "line", "line": int(row[1]) + 1, "symbol": self.symbol(row[2]), "count": int(row[3]),
-                  "amount": self.money(row[4]), "multiplier": int(row[5])})
+        f = events.fields(row)
+        self.win({"kind": "line", "line": f["line"] + 1, "symbol": self.symbol(f["symbol"]), "count": f["count"],
+                  "amount": self.money(f["units"]), "multiplier": f["multiplier"]})
 
     def anywhere_win(self, row: np.ndarray) -> None:
+        f = events.fields(row)
         kind = "scatter" if row[0] == events.SCATTER_WIN else "count"
-        self.win({"kind": kind, "symbol": self.symbol(row[1]), "count": int(row[2]),
-                  "amount": self.money(row[3]), "multiplier": int(row[4])})
+        self.win({"kind": kind, "symbol": self.symbol(f["symbol"]), "count": f["count"],
+                  "amount": self.money(f["units"]), "multiplier": f["multiplier"]})
 
     def free_spins(self, row: np.ndarray) -> None:
-        self.event({"type": "free_spins_awarded", "count": int(row[1]), "remaining": int(row[2]),
-                    "retrigger": bool(row[3])})
+        f = events.fields(row)
+        self.event({"type": "free_spins_awarded", "count": f["awarded"], "remaining": f["left"],
+                    "retrigger": bool(f["retrigger"])})
 
     def gamble(self, row: np.ndarray) -> None:
         """A card gamble is a step of its own: the guess, the card and what the win became."""
-        card = CARD_NAMES[int(row[2])]
-        result = self.money(row[4])
+        f = events.fields(row)
+        card = CARD_NAMES[f["card"]]
         self.steps.append({
             "kind": "gamble",
             "screen": [],
             "card": card,
-            "wins": [{"kind": "gamble", "symbol": card, "count": 1, "amount": result}],
-            "events": [{"type": "gamble", "choice": self.game.decisions[int(row[5])].options[int(row[1])], "card": card,
-                        "stake": self.money(row[3]), "won": int(row[4]) > 0}],
+            "wins": [{"kind": "gamble", "symbol": card, "count": 1, "amount": self.money(f["result"])}],
+            "events": [{"type": "gamble", "choice": self.game.decisions[f["decision"]].options[f["option"]],
+                        "card": card, "stake": self.money(f["stake"]), "won": f["result"] > 0}],
         })
 
     def pick_gamble(self, row: np.ndarray) -> None:
         """A pick gamble is a step of its own: the symbol picked, the one drawn and the result."""
-        drawn = PICK_SYMBOLS[int(row[2])]
+        f = events.fields(row)
+        drawn = PICK_SYMBOLS[f["drawn"]]
         self.steps.append({
             "kind": "gamble",
             "screen": [],
             "drawn": drawn,
-            "wins": [{"kind": "gamble", "symbol": drawn, "count": 1, "amount": self.money(row[4])}],
-            "events": [{"type": "gamble", "choice": self.game.decisions[int(row[5])].options[int(row[1])],
-                        "drawn": drawn, "stake": self.money(row[3]), "won": int(row[4]) > 0}],
+            "wins": [{"kind": "gamble", "symbol": drawn, "count": 1, "amount": self.money(f["result"])}],
+            "events": [{"type": "gamble", "choice": self.game.decisions[f["decision"]].options[f["option"]],
+                        "drawn": drawn, "stake": self.money(f["stake"]), "won": f["result"] > 0}],
         })
 
     def collect(self, row: np.ndarray) -> None:
-        self.event({"type": "collect", "amount": self.money(row[1]), "automatic": bool(row[2])})
+        f = events.fields(row)
+        self.event({"type": "collect", "amount": self.money(f["units"]), "automatic": bool(f["automatic"])})
 
     def await_choice(self, row: np.ndarray) -> None:
-        self.awaiting = {"decision": self.game.decisions[int(row[1])].name,
-                         "options": self.options(int(row[1]), row[2]), "win": self.money(row[3])}
+        f = events.fields(row)
+        self.awaiting = {"decision": self.game.decisions[f["decision"]].name,
+                         "options": self.options(f["decision"], f["options"]), "win": self.money(f["win"])}
 
     def invalid_choice(self, row: np.ndarray) -> None:
-        decision = self.game.decisions[int(row[1])]
-        named = int(row[2])
-        choice = self.game.choice_names[named] if named >= 0 else "(the strategy's choice)"
-        offered = self.options(int(row[1]), row[3])
+        f = events.fields(row)
+        decision = self.game.decisions[f["decision"]]
+        choice = self.game.choice_names[f["choice"]] if f["choice"] >= 0 else "(the strategy's choice)"
+        offered = self.options(f["decision"], f["options"])
         raise ScriptError(f"choices: {choice!r} is not offered at {decision.name}; expected one of {offered}")
 
     def draw(self, row: np.ndarray) -> None:
-        name = int(row[1])
-        self.event({"type": "draw", "name": self.game.draw_names[name],
-                    "value": self.game.describe_draw(name, int(row[2]))})
+        f = events.fields(row)
+        self.event({"type": "draw", "name": self.game.draw_names[f["name"]],
+                    "value": self.game.presentation.describe_draw(f["name"], f["value"])})
 
 
 class RoundRecord(TypedDict, total=False):

@@ -75,8 +75,8 @@ def lock_path(code: str) -> Path:
 
 def package_folder(code: str) -> Path:
     """The folder of a game's package, found without importing it (importing compiles)."""
-    module = REGISTRY[code].split(":")[0]
-    return Path(__file__).parent / module.rsplit(".", 1)[1]
+    package = REGISTRY[code].package
+    return Path(__file__).parent / package.rsplit(".", 1)[1]
 
 
 @contextmanager

@@ -22,7 +22,7 @@ from slotforge.engine.game import Game, Operator
 from slotforge.engine.jit import loop
 from slotforge.engine.outcomes import reset
 from slotforge.maths import stats
-from slotforge.maths.simulate import CHUNK, chunk_stream, plan
+from slotforge.maths.streams import CHUNK, chunk_stream, plan
 
 # Win classes, in multiples of the total bet: [0, 0] (no win), (0, 1), [1, 2), ..., [5000, inf).
 CLASS_EDGES = (1, 2, 5, 10, 20, 50, 100, 250, 500, 1000, 2500, 5000)

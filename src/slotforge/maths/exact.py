@@ -78,10 +78,16 @@ def _expected_one_line(table, probs):
             return expected
 
 
+def expected_one_line(table: PayTable, probs: np.ndarray) -> float:
+    """Expected win of one straight line (``table`` from :func:`one_line_table`), in line bets,
+    when reel r shows symbol s with ``probs[r, s]``: every screen of the line enumerated."""
+    return float(_expected_one_line(table, probs))
+
+
 def expected_line_win(table: PayTable, reelset: ReelSet, symbols: int) -> float:
     """Expected win of one payline, in coins per coin bet on it."""
     reels = reelset.strips.shape[0]
-    return float(_expected_one_line(one_line_table(table, reels), symbol_probabilities(reelset, symbols)))
+    return expected_one_line(one_line_table(table, reels), symbol_probabilities(reelset, symbols))
 
 
 def count_distribution(reelset: ReelSet, symbol: int) -> np.ndarray:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from slotforge.engine.game import Game
 from slotforge.engine.model import paylines
 from slotforge.figures import describe, flatten, model_label, percent, points
+from slotforge.games import REGISTRY, SheetRun, maths_of
 from slotforge.maths.par_figures import (
     FINGERPRINT,
     SheetData,
@@ -27,23 +27,9 @@ from slotforge.maths.par_figures import (
     volatility_section,
 )
 
-
-@dataclass(frozen=True)
-class SheetRun:
-    """How a shipped PAR sheet is generated: rounds simulated and the seed."""
-
-    rounds: int
-    seed: int
-
-
-# The project's own sheets (docs/par/GAME.md) and the simulation behind each.
-SHIPPED = {
-    "dynasty": SheetRun(rounds=200_000_000, seed=1),
-    "golden-grimoire": SheetRun(rounds=200_000_000, seed=1),
-    "divine-fortune": SheetRun(rounds=50_000_000, seed=1),
-    "moon-of-fortune": SheetRun(rounds=20_000_000, seed=1),
-    "wish-upon-a-jackpot": SheetRun(rounds=100_000_000, seed=1),
-}
+# The project's own sheets (docs/par/GAME.md) and the simulation behind each, as the games'
+# registrations name them.
+SHIPPED = {code: entry.sheet for code, entry in REGISTRY.items() if entry.sheet is not None}
 
 # Figures that describe a run rather than the maths; a sheet leaves them out.
 RUN_FIGURES = {"seconds", "rounds_per_second", "workers", "compile_seconds", "cluster"}
@@ -61,7 +47,7 @@ def sheet_data(game: Game, rounds: int, seed: int, folder: Path | None) -> Sheet
     from slotforge.maths.plots import draw_all
 
     dist = distribution(game, min(rounds, PICTURE_ROUNDS), seed)
-    bets = game.rtp_configurations()
+    bets = maths_of(game).rtp_configurations()
     configurations = [(bets[0], dist)] if len(bets) == 1 else [
         (bet, distribution(game, min(rounds, CONFIGURATION_ROUNDS), seed, bet)) for bet in bets]
     pictures: dict[str, str] = {}
@@ -201,7 +187,7 @@ def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any], data:
         lines += ["## Count pays (anywhere on the screen)", "", *pays_table(spec.count_pays), ""]
     if spec.paylines:
         lines += [f"## Paylines ({spec.paylines})", "", *payline_table(game), ""]
-    lines += game.par_sections()
+    lines += maths_of(game).par_sections()
     for mode in spec.reels:
         lines += [f"## Reel strips: {mode}", "", *strip_table(game, mode), ""]
     if spec.cell_weights:

@@ -19,18 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from slotforge.engine import events, rng
+from slotforge.engine import events
 from slotforge.engine.game import Operator
 from slotforge.engine.loop import TOTALS
-from slotforge.games import load_game
+from slotforge.games import load_game, maths_of
 from slotforge.maths import stats
 from slotforge.maths.cluster import Cluster, open_cluster
 from slotforge.maths.runner import Interrupts, run_chunks
+from slotforge.maths.streams import CHUNK, chunk_stream, plan
 
 __all__ = ["CHUNK", "Interrupts", "Partial", "chunk_stream", "plan", "report", "simulate", "simulate_chunk"]
-
-CHUNK = 1 << 20  # rounds per chunk: the unit of work, of seeding and of progress
-
 
 @dataclass
 class Partial:
@@ -52,10 +50,6 @@ class Partial:
         self.tally = other.tally.copy() if self.tally.size == 0 else self.tally + other.tally
 
 
-def chunk_stream(seed: int, chunk: int) -> np.ndarray:
-    return rng.xoshiro_stream([seed, chunk])
-
-
 def simulate_chunk(
     code: str, seed: int, chunk: int, rounds: int, model: str | None = None, bet: dict | None = None,
     strategy: str | None = None,
@@ -74,15 +68,6 @@ def simulate_chunk(
         rounds, tally, totals,
     )
     return Partial(int(totals[0]), int(totals[1]), int(totals[2]), int(totals[3]), float(squares), tally)
-
-
-def plan(rounds: int, chunk: int = CHUNK) -> Iterator[int]:
-    """Rounds per chunk: full chunks and a last partial one, produced lazily (a run of 10^15
-    rounds must not build its task list first)."""
-    for _ in range(rounds // chunk):
-        yield chunk
-    if rounds % chunk:
-        yield rounds % chunk
 
 
 def available_cores() -> int:
@@ -188,7 +173,8 @@ def report(
     units = bet.total_units
     summary = stats.summarise(total.rounds, total.win_units, total.squares, units)
     tally = {name: int(v) for name, v in zip(game.tally_names, total.tally, strict=False)} if total.rounds else {}
-    pool = game.jackpot_share(tally, total.rounds, bet) if total.rounds else None
+    maths = maths_of(game)
+    pool = maths.jackpot_share(tally, total.rounds, bet) if total.rounds else None
     if pool is not None:
         summary = {"rtp": summary["rtp"] + pool["total"], "rtp_without_jackpot": summary["rtp"],
                    "jackpot_pool": pool, **{k: v for k, v in summary.items() if k != "rtp"}}
@@ -205,7 +191,7 @@ def report(
         **summary,
         "hit_frequency": total.hits / total.rounds if total.rounds else 0.0,
         "max_win": total.max_units / units,
-        "features": game.feature_report(tally, total.rounds, bet) if total.rounds else {},
+        "features": maths.feature_report(tally, total.rounds, bet) if total.rounds else {},
         "seconds": elapsed,
         "rounds_per_second": total.rounds / elapsed if elapsed > 0 else 0.0,
     }

@@ -14,8 +14,8 @@ lands a BONUS with the chance of the stake's cell reel, whatever the other cells
 cell can fill at every spin. The Mega (every row full) therefore comes from the reels alone;
 its chance rises with the stake because the cell reels of a larger stake land more often.
 
-This module holds only what pays players: the maths' own compiled functions (conditioned
-rounds, lone free spins, lone bonus games) are in :mod:`.measure`, built from the same parts.
+The round that pays players comes first; the maths' own compiled functions (conditioned rounds,
+lone free spins, lone bonus games) come last, built from the same parts.
 
 Nothing here allocates: every work array comes from :class:`Work`, so the simulator's loop
 can be compiled without numba's runtime. Free spins and the bonus game are compiled as
@@ -55,17 +55,29 @@ DRAW_VALUE, DRAW_CELL = range(2)
 DECISION_START = 0
 CHOICE_START = 0
 
-# FEATURE event codes (row[1]); the fields follow.
-F_WILD_ON_WILD = 1  # reel
-F_FALLING_WILDS = 2  # cell mask of the Falling Wilds the next re-spin holds, their count
-F_BONUS_COLLECTED = 3  # BONUS this spin, collected in the round so far
-F_RESPINS_OWED = 4  # cell mask of the Falling Wilds waiting for the end of free spins
-F_BONUS_TRIGGERED = 5  # BONUS collected, BONUS placed
-F_BONUS_PLACED = 6  # cell, value (units)
-F_BONUS_LANDED = 7  # cell, value (units)
-F_MEGA_WON = 8  # cells filled, 1 if the jackpot pool pays it (0: fun play)
-F_BONUS_END = 9  # cells filled, full rows
-F_FREE_RESPIN = 10  # (none): a re-spin inside free spins, which uses no free spin
+# FEATURE event codes; their fields (after the code, in the order emitted) in FEATURE_FIELDS.
+F_WILD_ON_WILD = 1
+F_FALLING_WILDS = 2
+F_BONUS_COLLECTED = 3
+F_RESPINS_OWED = 4
+F_BONUS_TRIGGERED = 5
+F_BONUS_PLACED = 6
+F_BONUS_LANDED = 7
+F_MEGA_WON = 8
+F_BONUS_END = 9
+F_FREE_RESPIN = 10
+FEATURE_FIELDS = {
+    F_WILD_ON_WILD: ("reel",),
+    F_FALLING_WILDS: ("cells", "count"),  # cell mask of the Falling Wilds the next re-spin holds
+    F_BONUS_COLLECTED: ("count", "collected"),  # BONUS this spin, collected in the round so far
+    F_RESPINS_OWED: ("cells",),  # cell mask of the Falling Wilds waiting for the end of free spins
+    F_BONUS_TRIGGERED: ("collected", "placed"),  # BONUS collected, BONUS placed
+    F_BONUS_PLACED: ("cell", "value"),  # value in units
+    F_BONUS_LANDED: ("cell", "value"),
+    F_MEGA_WON: ("filled", "paid_by_pool"),  # 1 if the jackpot pool pays it (0: fun play)
+    F_BONUS_END: ("filled", "full_rows"),
+    F_FREE_RESPIN: (),  # a re-spin inside free spins, which uses no free spin
+}
 
 # WIN event kinds (row[1]).
 W_BONUS_COINS, W_MINOR, W_MAJOR = range(3)
@@ -674,3 +686,100 @@ def play_round(tables, bet, state, outcomes, log, work, tally):
 def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """Complete rounds, for ``slotforge simulate``, live play and replay."""
     return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
+
+
+# -- what the maths measures ----------------------------------------------------------------
+# The compiled functions Divine Fortune's maths plays, apart from the round that pays players.
+#
+# They are built from the paying round's own parts (above), so what they measure is
+# what the round does:
+#
+# - :func:`conditioned_round`: a main game with free spins and the bonus game replaced by their
+#   expected values, returning only what the round adds to its first spin (which the maths
+#   knows exactly), in thousandths of a unit;
+# - :func:`free_spin_round`: one free spin with its Falling Wilds Re-Spins;
+# - :func:`bonus_round`: one Jackpot Bonus game started with a given number of BONUS.
+#
+# Each has a loop for the simulator (``engine.loop.run_rounds`` around it). The tests hold
+# each against the paying round: the conditioned parts against plain simulations, the bonus
+# game's exact chances against simulated bonus games.
+
+# Conditioned values are kept in thousandths of a unit: integers, like every win the loop sums.
+MILLI = 1000
+
+
+class Conditioned(NamedTuple):
+    """The tables with the expectations a conditioned round puts in place of its features."""
+
+    tables: Tables
+    free_spin_milli: np.ndarray  # int64[1]: expected win of one free spin, thousandths of a unit
+    bonus_milli: np.ndarray  # int64[cells + 1]: expected bonus game by BONUS collected (0 below the trigger)
+
+
+class BonusStart(NamedTuple):
+    """The tables and how many BONUS start each simulated bonus game."""
+
+    tables: Tables
+    collected: np.ndarray  # int64[1]
+
+
+@entry
+def no_free_spins(tables, outcomes, log, work, award, tally):
+    """Free spins left unplayed: a conditioned round adds their expectation instead."""
+    return 0
+
+
+@kernel
+def conditioned_round(conditioned, bet, state, outcomes, log, work, tally):
+    """What a main-game round adds to its first spin, in thousandths of a unit.
+
+    The first spin's line win, free spins award and BONUS are computed exactly apart; what a
+    round adds beyond them is its re-spins' line wins, the expected win of the free spins they
+    award, and how much the BONUS they collect raise the bonus game's expected value. Replacing
+    free spins and the bonus game by their expectations keeps their variance out.
+    """
+    tables = conditioned.tables
+    clear_info(work)
+    ok, win, first_win, collected, first_collected, respin_awards = main_game(
+        tables, outcomes, log, work, tally, no_free_spins
+    )
+    bonus = conditioned.bonus_milli
+    cells = bonus.shape[0] - 1
+    if collected >= tables.params[P_BONUS_TRIGGER]:
+        tally_collected(tables, work, collected, tally)
+    value = (win - first_win) * MILLI + respin_awards * conditioned.free_spin_milli[0]
+    value += bonus[min(collected, cells)] - bonus[min(first_collected, cells)]
+    return events.COMPLETE if ok else events.REJECTED, value
+
+
+@kernel
+def free_spin_round(tables, bet, state, outcomes, log, work, tally):
+    """One free spin with its re-spins, as a round of its own (the RTP's free-spin part)."""
+    return events.COMPLETE, free_spins(tables, outcomes, log, work, 1, tally)
+
+
+@kernel
+def bonus_round(start, bet, state, outcomes, log, work, tally):
+    """One Jackpot Bonus game started with ``start.collected[0]`` BONUS, at the bet's stake;
+    its win units leave out the Mega (``tally`` counts it)."""
+    clear_info(work)
+    win = bonus_game(start.tables, bet, outcomes, log, work, start.collected[0], tally)
+    return events.COMPLETE if win >= 0 else events.REJECTED, win
+
+
+@loop
+def simulate_conditioned(conditioned, bet, state, outcomes, log, scratch, rounds, tally, totals):
+    """Conditioned rounds (the RTP report's re-spins and BONUS collection)."""
+    return run_rounds(conditioned_round, conditioned, bet, state, outcomes, log, scratch, rounds, tally, totals)
+
+
+@loop
+def simulate_free_spins(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
+    """Single free spins with their re-spins (the RTP report's free-spin part)."""
+    return run_rounds(free_spin_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
+
+
+@loop
+def simulate_bonus_games(start, bet, state, outcomes, log, scratch, rounds, tally, totals):
+    """Bonus games from a fixed number of BONUS (to test the exact bonus maths)."""
+    return run_rounds(bonus_round, start, bet, state, outcomes, log, scratch, rounds, tally, totals)

@@ -12,7 +12,7 @@ Exact (no sampling error; the bonus game in double precision):
 
 Simulated (99% intervals): the main game's Falling Wilds Re-Spins, the free spins (as single
 free spins with their re-spins, i.i.d. because there is no retrigger), and how many BONUS a
-round collects. Rounds are simulated conditioned (``measure.conditioned_round``): a round
+round collects. Rounds are simulated conditioned (``k.conditioned_round``): a round
 returns only what it adds to its exactly known first spin, with free spins and bonus games
 replaced by their expectations, so the interval is that of the re-spins alone.
 """
@@ -33,14 +33,16 @@ import numpy as np
 
 from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money
-from slotforge.engine.game import Operator, RtpOptions
+from slotforge.engine.game import Operator
 from slotforge.engine.loop import MAX_UNITS, TOTALS
+from slotforge.engine.roles import RtpOptions
 from slotforge.games.divine_fortune import kernels as k
-from slotforge.games.divine_fortune import measure
+from slotforge.games.divine_fortune.rules import DivineFortune
 from slotforge.maths import exact, stats
 from slotforge.maths.cluster import Cluster, open_cluster
+from slotforge.maths.game_maths import GameMaths
 from slotforge.maths.runner import run_chunks
-from slotforge.maths.simulate import chunk_stream, plan
+from slotforge.maths.streams import chunk_stream, plan
 
 RTP_ROUNDS = 420_000_000  # conditioned rounds of the default report
 FREE_SPIN_SHARE = 5  # one single free spin simulated per this many conditioned rounds
@@ -142,8 +144,6 @@ _GAMES: dict[str, Any] = {}
 
 def _game(model: str):
     if model not in _GAMES:
-        from slotforge.games.divine_fortune.rules import DivineFortune
-
         _GAMES[model] = DivineFortune(Path(model))
     return _GAMES[model]
 
@@ -165,14 +165,14 @@ def play_chunk(task: Task) -> tuple[np.ndarray, float, np.ndarray]:
     """Play one chunk: (totals, sum of squares, tally)."""
     game = _game(task.model)
     tables: Any = game.tables
-    loop = measure.simulate_free_spins
+    loop = k.simulate_free_spins
     if task.kind == "conditioned":
         expected = np.array(task.expected, dtype=np.int64)
-        tables = measure.Conditioned(game.tables, expected[:1], expected[1:])
-        loop = measure.simulate_conditioned
+        tables = k.Conditioned(game.tables, expected[:1], expected[1:])
+        loop = k.simulate_conditioned
     elif task.kind == "bonus":
-        tables = measure.BonusStart(game.tables, np.array(task.expected, dtype=np.int64))
-        loop = measure.simulate_bonus_games
+        tables = k.BonusStart(game.tables, np.array(task.expected, dtype=np.int64))
+        loop = k.simulate_bonus_games
     outcomes = game.outcomes(chunk_stream(task.seed, task.chunk), strategy=0)
     tally = np.zeros(len(game.tally_names), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
@@ -287,8 +287,8 @@ def first_spin(game) -> FirstSpin:
 def conditioning(game, free_spin_units: float, bonus: BonusMaths) -> tuple[int, ...]:
     """The conditioned round's expectations, thousandths of a unit: one free spin, then the
     bonus game by BONUS collected (0 below the trigger)."""
-    by_collected = [round(bonus.total(n) * measure.MILLI) if n >= bonus.trigger else 0 for n in range(game.cells + 1)]
-    return (round(free_spin_units * measure.MILLI), *by_collected)
+    by_collected = [round(bonus.total(n) * k.MILLI) if n >= bonus.trigger else 0 for n in range(game.cells + 1)]
+    return (round(free_spin_units * k.MILLI), *by_collected)
 
 
 def budget_of(options: RtpOptions) -> tuple[Budget, Budget]:
@@ -324,7 +324,7 @@ def rtp_report(
     """The RTP at a bet with every part; the interval is at 99% confidence.
 
     Free spins are simulated first (single spins with their re-spins), then conditioned rounds
-    (see :func:`measure.conditioned_round`). ``rtp`` is what players get back, the jackpot
+    (see :func:`k.conditioned_round`). ``rtp`` is what players get back, the jackpot
     pool's share included; ``rtp_without_jackpot`` what the rounds pay.
     """
     started = time.perf_counter()
@@ -344,14 +344,14 @@ def rtp_report(
         expected = conditioning(game, free_spin_units, bonus)
         totals, squares, tally = run(model, "conditioned", round_budget, seed, workers, arguments, expected, cluster)
     n = int(totals[0])
-    added = stats.summarise(n, int(totals[1]), squares, units * measure.MILLI)
+    added = stats.summarise(n, int(totals[1]), squares, units * k.MILLI)
     respins = int(tally[k.T_RESPIN_WIN]) / n / units
     respin_spins = int(tally[k.T_RESPIN_AWARDED]) / n
     spins = first.awarded_spins + respin_spins
     chances = collected_chances(game, tally, n)
     # The bonus game's share: exact for the first spin's BONUS, plus what re-spins add
     # (simulated); split into coins, Minor and Major as the simulated chances split it.
-    bonus_added = added["rtp"] - respins - respin_spins * expected[0] / measure.MILLI / units
+    bonus_added = added["rtp"] - respins - respin_spins * expected[0] / k.MILLI / units
     bonus_share = sum(p * bonus.total(c) for c, p in first.bonus.items()) / units + bonus_added
     split = bonus_parts(bonus, chances, units)
     parts_bonus = {name: value * bonus_share / sum(split.values()) for name, value in split.items()}
@@ -528,3 +528,24 @@ def par_sections(game) -> list[str]:
     return [*lines, ""]
 
 
+class Maths(GameMaths):
+    """Divine Fortune's reports: the exact first spin and bonus game, simulated re-spins and
+    free spins, and the Mega pool's share."""
+
+    game: DivineFortune
+
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+        """The RTP with the jackpot pool's share and without it."""
+        return rtp_report(self.game, options)
+
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet | None = None) -> dict[str, Any]:
+        """The features' simulated frequencies and RTP parts (at the simulator's bet by default)."""
+        return feature_report(self.game, tally, rounds, bet or self.game.simulation_bet())
+
+    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
+        """The Mega pool's share of RTP, as the RTP report counts it."""
+        return jackpot_share(self.game, tally, rounds, bet)
+
+    def par_sections(self) -> list[str]:
+        """The bonus game's and the stakes' sections."""
+        return par_sections(self.game)

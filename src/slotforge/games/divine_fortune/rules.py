@@ -16,10 +16,12 @@ from typing import Any
 import numpy as np
 from pydantic import Field
 
+from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, parse_int, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, Presentation, ScriptError
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict, paylines
+from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.divine_fortune import kernels as k
 from slotforge.games.divine_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -71,12 +73,69 @@ MIN_ROWS = 3  # the Minor, the Major and the Mega need one, two and every row
 WEIGHT_LIMIT = 2**32  # weights and chances are drawn with 32-bit bounded integers
 
 
+class DivineFortunePresentation(Presentation):
+    """How Divine Fortune's rounds read in the record."""
+
+    game: DivineFortune
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        if name == k.DRAW_VALUE:
+            return self.game.features.bonus_game.values[value]
+        return value
+
+    def cells_of(self, mask: int) -> list[list[int]]:
+        """A cell mask as [row, reel] pairs, 1-based."""
+        rows, reels = self.game.grid
+        return [[c // reels + 1, c % reels + 1] for c in range(rows * reels) if (mask >> c) & 1]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
+        if code == k.F_WILD_ON_WILD:
+            return {"type": "wild_on_wild", "reel": f["reel"] + 1}
+        if code == k.F_FALLING_WILDS:
+            return {"type": "falling_wilds", "cells": self.cells_of(f["cells"]), "count": f["count"], "respin": True}
+        if code == k.F_BONUS_COLLECTED:
+            return {"type": "bonus_collected", "count": f["count"], "collected": f["collected"]}
+        if code == k.F_RESPINS_OWED:
+            return {"type": "respins_owed", "falling_wilds": self.cells_of(f["cells"])}
+        if code == k.F_BONUS_TRIGGERED:
+            return {"type": "jackpot_bonus_triggered", "collected": f["collected"], "placed": f["placed"]}
+        if code in (k.F_BONUS_PLACED, k.F_BONUS_LANDED):
+            kind = "bonus_placed" if code == k.F_BONUS_PLACED else "bonus_landed"
+            value = f["value"]
+            return {"type": kind, "cell": f["cell"], "value": value, "amount": format_money(bet.amount(value))}
+        if code == k.F_MEGA_WON:
+            if f["paid_by_pool"]:
+                return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
+            return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": None, "fun_play": True}
+        if code == k.F_BONUS_END:
+            return {"type": "jackpot_bonus_end", "cells": f["filled"], "full_rows": f["full_rows"]}
+        if code == k.F_FREE_RESPIN:
+            return {"type": "free_spins_respin", "uses_free_spin": False}
+        return super().describe_feature(row, bet)
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        kind, count, units = events.fields(row).values()
+        if kind == k.W_BONUS_COINS:
+            return {"kind": "bonus", "symbol": "BONUS", "count": count, "amount": format_money(bet.amount(units))}
+        name = "MINOR" if kind == k.W_MINOR else "MAJOR"
+        return {
+            "kind": "jackpot",
+            "symbol": name,
+            "jackpot": name,
+            "count": count,
+            "amount": format_money(bet.amount(units)),
+        }
+
+
 class DivineFortune(Game):
     code = "divine-fortune"
+    presentation_class = DivineFortunePresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("bonus_value", "bonus_cell")
     decisions = (Decision("start_bonus", ("start_bonus",)),)
     strategies = ("start",)
+    capabilities = Capabilities(jackpot_pool=True)
     simulate_rounds = staticmethod(simulate_rounds)
 
     # -- model ------------------------------------------------------------------------------
@@ -312,76 +371,6 @@ class DivineFortune(Game):
                 raise ScriptError(f"draws.bonus_cell: expected a cell 0-{last} in reading order, got {raw!r}")
             return raw
         return super().parse_draw(name, raw)
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        if name == k.DRAW_VALUE:
-            return self.features.bonus_game.values[value]
-        return value
-
-    def cells_of(self, mask: int) -> list[list[int]]:
-        """A cell mask as [row, reel] pairs, 1-based."""
-        rows, reels = self.grid
-        return [[c // reels + 1, c % reels + 1] for c in range(rows * reels) if (mask >> c) & 1]
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, a, b = int(row[1]), int(row[2]), int(row[3])
-        if code == k.F_WILD_ON_WILD:
-            return {"type": "wild_on_wild", "reel": a + 1}
-        if code == k.F_FALLING_WILDS:
-            return {"type": "falling_wilds", "cells": self.cells_of(a), "count": b, "respin": True}
-        if code == k.F_BONUS_COLLECTED:
-            return {"type": "bonus_collected", "count": a, "collected": b}
-        if code == k.F_RESPINS_OWED:
-            return {"type": "respins_owed", "falling_wilds": self.cells_of(a)}
-        if code == k.F_BONUS_TRIGGERED:
-            return {"type": "jackpot_bonus_triggered", "collected": a, "placed": b}
-        if code in (k.F_BONUS_PLACED, k.F_BONUS_LANDED):
-            kind = "bonus_placed" if code == k.F_BONUS_PLACED else "bonus_landed"
-            return {"type": kind, "cell": a, "value": b, "amount": format_money(bet.amount(b))}
-        if code == k.F_MEGA_WON:
-            if b:
-                return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
-            return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": None, "fun_play": True}
-        if code == k.F_BONUS_END:
-            return {"type": "jackpot_bonus_end", "cells": a, "full_rows": b}
-        if code == k.F_FREE_RESPIN:
-            return {"type": "free_spins_respin", "uses_free_spin": False}
-        return super().describe_feature(row, bet)
-
-    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = int(row[1]), int(row[2]), int(row[3])
-        if kind == k.W_BONUS_COINS:
-            return {"kind": "bonus", "symbol": "BONUS", "count": count, "amount": format_money(bet.amount(units))}
-        name = "MINOR" if kind == k.W_MINOR else "MAJOR"
-        return {
-            "kind": "jackpot",
-            "symbol": name,
-            "jackpot": name,
-            "count": count,
-            "amount": format_money(bet.amount(units)),
-        }
-
-    # -- maths ------------------------------------------------------------------------------
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet | None = None) -> dict[str, Any]:
-        from slotforge.games.divine_fortune.maths import feature_report
-
-        return feature_report(self, tally, rounds, bet or self.simulation_bet())
-
-    def jackpot_share(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, float] | None:
-        from slotforge.games.divine_fortune.maths import jackpot_share
-
-        return jackpot_share(self, tally, rounds, bet)
-
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        from slotforge.games.divine_fortune.maths import rtp_report
-
-        return rtp_report(self, options)
-
-    def par_sections(self) -> list[str]:
-        from slotforge.games.divine_fortune.maths import par_sections
-
-        return par_sections(self)
-
 
 def settle_round(record: dict[str, Any], pool: JackpotPool, round_id: str, fun_play: bool = False) -> Settlement:
     """Settle a played round with the Mega pool: contribute its stake, claim the Mega if won.

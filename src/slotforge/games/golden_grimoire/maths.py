@@ -26,25 +26,27 @@ import itertools
 import math
 import time
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from slotforge.engine import events
-from slotforge.engine.game import RtpOptions
+from slotforge.engine.bet import Bet
 from slotforge.engine.jit import entry
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.outcomes import simulation_outcomes
 from slotforge.engine.rng import xoshiro_stream
+from slotforge.engine.roles import RtpOptions
 from slotforge.engine.spin import enabled_lines, land
-from slotforge.games.golden_grimoire.rules import (
+from slotforge.games.golden_grimoire.kernels import (
+    MAX_MYSTERIES,
     P_AWARD,
     P_MYSTERY,
     P_STICKY,
     P_WILD,
     POOL,
-    GoldenGrimoire,
     clear,
     copy_cells,
     hold_stickies,
@@ -53,10 +55,12 @@ from slotforge.games.golden_grimoire.rules import (
     screen_win,
     transform,
 )
+from slotforge.games.golden_grimoire.rules import GoldenGrimoire
 from slotforge.maths.cluster import open_cluster
+from slotforge.maths.game_maths import GameMaths
 from slotforge.maths.runner import run_chunks
-from slotforge.maths.simulate import plan
 from slotforge.maths.stats import z
+from slotforge.maths.streams import plan
 
 FREE_SEED = 2026
 FREE_FEATURES = 1 << 18  # features simulated per batch
@@ -227,13 +231,17 @@ def planned_features(options: RtpOptions, done: int, spent: float) -> int:
     return max(done, int(done / spent * options.seconds)) if spent > 0 else done
 
 
+@cache
+def _game(model: str | None) -> GoldenGrimoire:
+    """The game a batch plays (the shipped model, or a designer's file), made once per process."""
+    return GoldenGrimoire(Path(model) if model else None)
+
+
 def free_batch(model: str | None, seed: int, batch: int, size: int) -> tuple[int, np.ndarray]:
     """Simulate batch ``batch`` of free-spin features (``size`` of them) from its own stream
     seeded by ``(seed, batch)``: ``size`` and the sums of :func:`_free_features`. The report's
     chunk function, wherever it runs."""
-    from slotforge.games import load_game
-
-    game = load_game("golden-grimoire", Path(model) if model else None)
+    game = _game(model)
     rows, reels = game.grid
     symbols = len(game.spec.symbols)
     weights = np.diff(game.tables.free_weights, prepend=0)
@@ -343,3 +351,54 @@ def rtp_report(game: GoldenGrimoire, options: RtpOptions = RtpOptions()) -> dict
         "base_mystery_weights": dict(zip(POOL, np.diff(game.tables.base_weights, prepend=0).tolist(), strict=True)),
         "free_mystery_weights": dict(zip(POOL, np.diff(game.tables.free_weights, prepend=0).tolist(), strict=True)),
     }
+
+
+def shares(tally: dict[str, int], prefix: str, total: int) -> dict[str, float]:
+    """How often each symbol was drawn, as a share of ``total`` draws."""
+    return {code: tally[f"{prefix}{code}"] / total if total else 0.0 for code in POOL}
+
+
+def base_report(tally: dict[str, int], rounds: int, stake: int) -> dict[str, Any]:
+    """The base game's simulated figures: RTP, Mysteries landed per spin, draws, fills."""
+    screens = tally["mystery_screens"]
+    landed = {n: tally[f"mysteries_{n}"] / rounds for n in range(MAX_MYSTERIES + 1) if tally[f"mysteries_{n}"]}
+    return {
+        "rtp": tally["base_win"] / stake,
+        "mystery_rtp": tally["mystery_screen_win"] / stake,
+        "mystery_frequency": screens / rounds,
+        "cells_filled_per_mystery_screen": tally["cells_filled"] / screens if screens else None,
+        "mysteries_landed": landed,
+        "draws": shares(tally, "base_draw_", screens),
+    }
+
+
+def free_report(tally: dict[str, int], rounds: int, stake: int, bet: Bet) -> dict[str, Any]:
+    """The free spins' simulated figures: RTP, frequency, average win, stickies, draws."""
+    triggered, played = tally["free_spins_triggered"], tally["free_spins_played"]
+    sticky_spins = tally["free_spins_with_stickies"]
+    return {
+        "rtp": tally["free_win"] / stake,
+        "frequency": triggered / rounds,
+        "one_in": rounds / triggered if triggered else None,
+        "triggered": triggered,
+        "spins_played": played,
+        "average_win": tally["free_win"] / triggered / bet.total_units if triggered else None,
+        "stickies_per_feature": tally["stickies_landed"] / triggered if triggered else None,
+        "spins_with_stickies": sticky_spins / played if played else None,
+        "draws": shares(tally, "free_draw_", sticky_spins),
+    }
+
+
+class Maths(GameMaths):
+    """Golden Grimoire's reports: the exact base game and simulated free spins."""
+
+    game: GoldenGrimoire
+
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+        """Exact base game; free spins simulated from the trigger with a 99% interval."""
+        return rtp_report(self.game, options)
+
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+        """The base game's and the free spins' simulated figures."""
+        stake = rounds * bet.total_units
+        return {"base_game": base_report(tally, rounds, stake), "free_spins": free_report(tally, rounds, stake, bet)}

@@ -56,15 +56,25 @@ DECISION_GAMBLE = 0
 MYSTERY_OUTCOMES = ("CASH", "MINI", "MINOR", "MAJOR", "COLLECTOR")
 RABBIT_OUTCOMES = ("COLLECTOR", "MINI", "MINOR", "MAJOR")
 
-# FEATURE event codes (row[1]); the fields follow.
-F_CASH = 1  # cell, value units: a CASH landed with its value
-F_STICKY = 2  # cell, symbol: a mystery stays until a bonus game ends
-F_CASH_HELD = 3  # how many CASH stay for the next spin
-F_TRIGGER = 4  # bonus symbols on the screen
-F_RESPINS = 5  # re-spins left, cells filled
-F_REVEAL = 6  # cell, mystery symbol, revealed symbol, value units
-F_COLLECTOR = 7  # cell, CASH sum units, multiplier, value units
-F_CAPPED = 8  # win before the cap, win paid
+# FEATURE event codes; their fields (after the code, in the order emitted) in FEATURE_FIELDS.
+F_CASH = 1
+F_STICKY = 2
+F_CASH_HELD = 3
+F_TRIGGER = 4
+F_RESPINS = 5
+F_REVEAL = 6
+F_COLLECTOR = 7
+F_CAPPED = 8
+FEATURE_FIELDS = {
+    F_CASH: ("cell", "value"),  # a CASH landed with its value (units)
+    F_STICKY: ("cell", "symbol"),  # a mystery stays until a bonus game ends
+    F_CASH_HELD: ("count",),  # how many CASH stay for the next spin
+    F_TRIGGER: ("bonus_symbols",),  # bonus symbols on the screen
+    F_RESPINS: ("left", "filled"),  # re-spins left, cells filled
+    F_REVEAL: ("cell", "mystery", "revealed", "value"),  # symbols; value in units
+    F_COLLECTOR: ("cell", "cash", "multiplier", "value"),  # CASH sum and value in units
+    F_CAPPED: ("won", "paid"),  # win before the cap, win paid
+}
 
 # WIN event kinds (row[1]): kind, count, units.
 W_CASH, W_COLLECTOR, W_MINI, W_MINOR, W_MAJOR, W_GRAND = range(6)

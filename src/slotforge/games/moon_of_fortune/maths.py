@@ -36,11 +36,14 @@ import numpy as np
 
 from slotforge.engine import events
 from slotforge.engine.bet import Bet
-from slotforge.engine.game import Operator, RtpOptions
+from slotforge.engine.game import Operator
 from slotforge.engine.loop import TOTALS
 from slotforge.engine.rng import xoshiro_stream
+from slotforge.engine.roles import RtpOptions
 from slotforge.games.moon_of_fortune import kernels as k
+from slotforge.games.moon_of_fortune.rules import MoonOfFortune
 from slotforge.maths import stats
+from slotforge.maths.game_maths import GameMaths
 
 CELLS = k.CELLS
 BONUS_PARTS = ("cash", "collector", "mini", "minor", "major", "grand")
@@ -337,7 +340,7 @@ def rtp_report(game, options: RtpOptions) -> dict[str, Any]:
                    f"(ci99 its 99% interval)"),
         "strategy": strategy,
         "gamble": "fair: it returns exactly what is gambled, so the exact parts hold under every strategy; "
-                  f"the simulated session plays {strategy!r} ({game.describe_strategy(strategy)})",
+                  f"the simulated session plays {strategy!r} ({game.presentation.describe_strategy(strategy)})",
         "rtp": sum(parts.values()),
         "ci99": cap["ci99"],
         "parts": parts,
@@ -426,3 +429,25 @@ def par_sections(game, rounds: int = 2_000_000, seed: int = 1) -> list[str]:
         lines.append(f"| {volatility} | {session['rtp'] * 100:.3f}% ± {session['ci99'] * 100:.3f} | "
                      f"{session['std']:.2f} | {shares} |")
     return [*lines, ""]
+
+
+class Maths(GameMaths):
+    """Moon of Fortune's reports: exact chains per configuration, the cap's effect simulated."""
+
+    game: MoonOfFortune
+
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+        """The RTP of one configuration (Chance and Volatility Level)."""
+        return rtp_report(self.game, options)
+
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+        """The features' simulated frequencies and RTP parts."""
+        return feature_report(self.game, tally, rounds, bet)
+
+    def rtp_configurations(self) -> list[dict[str, Any]]:
+        """Every Chance Level at every Volatility Level (the base bet only scales the wins)."""
+        return [{"chance_level": level, "volatility": volatility} for level, volatility in self.game.configurations]
+
+    def par_sections(self) -> list[str]:
+        """Every configuration's figures."""
+        return par_sections(self.game)

@@ -18,11 +18,12 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from slotforge.engine import gamble
+from slotforge.engine import events, gamble
 from slotforge.engine.bet import Bet, BetError, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_cells, compile_count_table
-from slotforge.engine.game import Decision, GambleCapError, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, GambleCapError, Game, Operator, Presentation, ScriptError
 from slotforge.engine.model import Choice, ModelError, Strict
+from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.moon_of_fortune import kernels as k
 from slotforge.games.moon_of_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -115,13 +116,63 @@ def cumulative(weights) -> np.ndarray:
     return np.cumsum(np.array(list(weights), dtype=np.int64))
 
 
+class MoonOfFortunePresentation(Presentation):
+    """How Moon of Fortune's rounds read in the record, and its strategies."""
+
+    game: MoonOfFortune
+
+    def describe_strategy(self, name: str) -> str:
+        return {"collect": "always take the win", "always_sun": "pick SUN whenever a gamble is offered"}[name]
+
+    def describe_draw(self, name: int, value: int) -> Any:
+        return gamble.PICK_SYMBOLS[value] if name == k.DRAW_GAMBLE else value
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
+        money = lambda units: format_money(bet.amount(units))  # noqa: E731
+        if code == k.F_CASH:
+            return {"type": "cash", "cell": f["cell"], "value": money(f["value"])}
+        if code == k.F_STICKY:
+            return {"type": "sticky", "cell": f["cell"], "symbol": self.game.codes[f["symbol"]],
+                    "until": "bonus_game_end"}
+        if code == k.F_CASH_HELD:
+            return {"type": "cash_held", "count": f["count"], "spins": 1}
+        if code == k.F_TRIGGER:
+            return {"type": "hold_the_jackpot", "bonus_symbols": f["bonus_symbols"]}
+        if code == k.F_RESPINS:
+            return {"type": "respins", "left": f["left"], "filled": f["filled"]}
+        if code == k.F_REVEAL:
+            codes = self.game.codes
+            becomes = codes[f["revealed"]]
+            reveal = {"type": "mystery_open", "cell": f["cell"], "symbol": codes[f["mystery"]], "becomes": becomes}
+            if becomes == "CASH":
+                reveal["value"] = money(f["value"])
+            return reveal
+        if code == k.F_COLLECTOR:
+            return {"type": "collector", "cell": f["cell"], "cash": money(f["cash"]), "multiplier": f["multiplier"],
+                    "value": money(f["value"])}
+        if code == k.F_CAPPED:
+            return {"type": "max_win", "won": money(f["won"]), "paid": money(f["paid"])}
+        return super().describe_feature(row, bet)
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        kind, count, units = events.fields(row).values()
+        symbol = ("CASH", "COLLECTOR", "MINI", "MINOR", "MAJOR", "GRAND")[kind]
+        win = {"kind": "bonus" if kind <= k.W_COLLECTOR else "jackpot", "symbol": symbol, "count": count,
+               "amount": format_money(bet.amount(units))}
+        if kind > k.W_COLLECTOR:
+            win["jackpot"] = symbol
+        return win
+
+
 class MoonOfFortune(Game):
     code = "moon-of-fortune"
+    presentation_class = MoonOfFortunePresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = ("cash_value", "mystery", "rabbit_mystery", "collector_multiplier", "gamble")
     decisions = (Decision("gamble", gamble.PICK_NAMES),)
     strategies = gamble.PICK_STRATEGIES
-    rtp_uses_strategy = True
+    capabilities = Capabilities(carries_state=True, rtp_follows_strategy=True)
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -220,9 +271,6 @@ class MoonOfFortune(Game):
         arguments[k.B_MAX_WIN] = self.features.max_win * UNITS_PER_BET
         arguments[k.B_GAMBLE_LIMIT] = int(self.operator_cap(operator) // bet.coin_value)
         return arguments
-
-    def describe_strategy(self, name: str) -> str:
-        return {"collect": "always take the win", "always_sun": "pick SUN whenever a gamble is offered"}[name]
 
     def operator_cap(self, operator: Operator) -> Decimal:
         """The operator's cap on a doubled win: its own setting (the server's, already holding the
@@ -338,59 +386,3 @@ class MoonOfFortune(Game):
                 raise ScriptError(f"draws.gamble: expected one of {list(gamble.PICK_SYMBOLS)}, got {raw!r}")
             return gamble.PICK_SYMBOLS.index(raw)
         return super().parse_draw(name, raw)
-
-    def describe_draw(self, name: int, value: int) -> Any:
-        return gamble.PICK_SYMBOLS[value] if name == k.DRAW_GAMBLE else value
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, a, b, c, d = (int(x) for x in row[1:6])
-        money = lambda units: format_money(bet.amount(units))  # noqa: E731
-        if code == k.F_CASH:
-            return {"type": "cash", "cell": a, "value": money(b)}
-        if code == k.F_STICKY:
-            return {"type": "sticky", "cell": a, "symbol": self.codes[b], "until": "bonus_game_end"}
-        if code == k.F_CASH_HELD:
-            return {"type": "cash_held", "count": a, "spins": 1}
-        if code == k.F_TRIGGER:
-            return {"type": "hold_the_jackpot", "bonus_symbols": a}
-        if code == k.F_RESPINS:
-            return {"type": "respins", "left": a, "filled": b}
-        if code == k.F_REVEAL:
-            reveal = {"type": "mystery_open", "cell": a, "symbol": self.codes[b], "becomes": self.codes[c]}
-            if self.codes[c] == "CASH":
-                reveal["value"] = money(d)
-            return reveal
-        if code == k.F_COLLECTOR:
-            return {"type": "collector", "cell": a, "cash": money(b), "multiplier": c, "value": money(d)}
-        if code == k.F_CAPPED:
-            return {"type": "max_win", "won": money(a), "paid": money(b)}
-        return super().describe_feature(row, bet)
-
-    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = int(row[1]), int(row[2]), int(row[3])
-        symbol = ("CASH", "COLLECTOR", "MINI", "MINOR", "MAJOR", "GRAND")[kind]
-        win = {"kind": "bonus" if kind <= k.W_COLLECTOR else "jackpot", "symbol": symbol, "count": count,
-               "amount": format_money(bet.amount(units))}
-        if kind > k.W_COLLECTOR:
-            win["jackpot"] = symbol
-        return win
-
-    # -- maths ------------------------------------------------------------------------------
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
-        from slotforge.games.moon_of_fortune.maths import feature_report
-
-        return feature_report(self, tally, rounds, bet)
-
-    def par_sections(self) -> list[str]:
-        from slotforge.games.moon_of_fortune.maths import par_sections
-
-        return par_sections(self)
-
-    def rtp_configurations(self) -> list[dict[str, Any]]:
-        """Every Chance Level at every Volatility Level (the base bet only scales the wins)."""
-        return [{"chance_level": level, "volatility": volatility} for level, volatility in self.configurations]
-
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        from slotforge.games.moon_of_fortune.maths import rtp_report
-
-        return rtp_report(self, options)

@@ -79,19 +79,34 @@ S_BEST, S_WORST, S_FIRST, S_LAST = range(4)
 B_LINES, B_TOTAL_UNITS = range(2)
 BET_ARGUMENTS = 2
 
-# FEATURE event codes (row[1]); the fields follow.
-F_GODMOTHER = 1  # orb picked
-F_WISH = 2  # wish, its detail (Puss's cell, Pinocchio's WILDs, the Gingerbread Man's reel), cell mask turned WILD
-F_FAIRY_TALE = 3  # storybook picked, feature revealed
-F_OFFER = 4  # offer number (1-5), value units, scrolls left
-F_DEAL = 5  # offer number taken, value units
-F_BEAN = 6  # bean picked, grew (1) or COLLECT (0), level reached
-F_EGG = 7  # egg picked, prize units
-F_PIG = 8  # pig event, cell mask turned WILD, WILDs standing
-F_PRINCE = 9  # tower level, multiplier
-F_FREE_SPINS = 10  # feature, spins (3 Little Pigs; 0 for Rapunzel: until the top)
-F_BONUS_WINNINGS = 11  # feature, units paid
-F_APPEARS = 12  # the Fairy Godmother appears: whether her bonus follows (1) or not (0), reel mode
+# FEATURE event codes; their fields (after the code, in the order emitted) in FEATURE_FIELDS.
+F_GODMOTHER = 1
+F_WISH = 2
+F_FAIRY_TALE = 3
+F_OFFER = 4
+F_DEAL = 5
+F_BEAN = 6
+F_EGG = 7
+F_PIG = 8
+F_PRINCE = 9
+F_FREE_SPINS = 10
+F_BONUS_WINNINGS = 11
+F_APPEARS = 12
+FEATURE_FIELDS = {
+    F_GODMOTHER: ("orb",),  # the orb picked
+    # the wish, its detail (Puss's cell, Pinocchio's WILDs, the Gingerbread Man's reel), cell mask turned WILD
+    F_WISH: ("wish", "detail", "cells"),
+    F_FAIRY_TALE: ("storybook", "feature"),  # storybook picked, feature revealed
+    F_OFFER: ("offer", "value", "scrolls_left"),  # offer number (1-5), value in units
+    F_DEAL: ("offer", "value"),  # offer number taken, value in units
+    F_BEAN: ("bean", "grew", "level"),  # bean picked, grew (1) or COLLECT (0), level reached
+    F_EGG: ("egg", "prize"),  # egg picked, prize in units
+    F_PIG: ("event", "cells", "wilds_standing"),  # pig event, cell mask turned WILD
+    F_PRINCE: ("level", "multiplier"),  # tower level
+    F_FREE_SPINS: ("feature", "spins"),  # spins: 3 Little Pigs'; 0 for Rapunzel (until the top)
+    F_BONUS_WINNINGS: ("feature", "units"),  # units paid
+    F_APPEARS: ("bonus_follows", "mode"),  # the Fairy Godmother appears: her bonus follows (1) or not; reel mode
+}
 
 # WIN event kinds (row[1]): kind, count, units.
 W_DEAL, W_BEANSTALK, W_EGG = range(3)
@@ -663,3 +678,35 @@ def play_round(tables, bet, state, outcomes, log, scratch, tally):
 def simulate_rounds(tables, bet, state, outcomes, log, scratch, rounds, tally, totals):
     """The simulator's loop compiled around this game's round."""
     return run_rounds(play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, totals)
+
+
+# -- what the maths measures ----------------------------------------------------------------
+# Base spins alone and one feature alone, played many times with the paying round's own parts,
+# so that each part's simulated mean can be held against its exact value with far fewer rounds
+# than whole games would need.
+BASE_SPINS = -1  # the part play_parts plays: base spins, or a feature's index in kernels.FEATURES
+
+
+@entry
+def play_parts(tables, bet, outcomes, log, work, tally, part, times, sums):
+    """Play ``times`` base spins (``part`` BASE_SPINS: their line wins, the Fairy Tale Bonus left
+    unplayed) or ``times`` features of index ``part``; ``sums`` gets the count, the sum and the sum
+    of squares of what they pay (units)."""
+    no_win = np.int64(0)
+    for _ in range(times):
+        if part == BASE_SPINS:
+            status, won, _triggered = base_spin(tables, bet, outcomes, log, work, tally)
+        elif part == DEAL_MAKER:
+            status, won = deal_maker(tables, bet, outcomes, log, work, tally, no_win)
+        elif part == BEANSTALK:
+            status, won = beanstalk(tables, bet, outcomes, log, work, tally, no_win)
+        elif part == PIGS:
+            status, won = three_little_pigs(tables, bet, outcomes, log, work, tally, no_win)
+        else:
+            status, won = rapunzel(tables, bet, outcomes, log, work, tally, no_win)
+        if status != events.COMPLETE:
+            return status
+        sums[0] += 1.0
+        sums[1] += won
+        sums[2] += float(won) * float(won)
+    return events.COMPLETE

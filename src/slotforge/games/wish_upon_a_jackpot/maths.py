@@ -4,7 +4,7 @@ All figures are multiples of the stake.
 
 - **Line wins.** Reel stops are uniform and independent, so the cell a payline crosses on a reel
   shows the strip's symbol frequencies whatever its row; a line's expected win is a sum over
-  the symbol tuples of one line (:func:`slotforge.maths.exact._expected_one_line`, the engine's
+  the symbol tuples of one line (:func:`slotforge.maths.exact.expected_one_line`, the engine's
   own evaluator). A cell turned WILD shows WILD, or BONUS/PRINCE with the strip's frequency (a
   BONUS or a PRINCE stays), so a line with the reels in a set ``S`` turned WILD is the same sum
   with those reels' frequencies replaced: 32 sets, each computed once (:func:`wild_set_values`).
@@ -32,19 +32,22 @@ All figures are multiples of the stake.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from slotforge.engine import events
 from slotforge.engine.bet import Bet
-from slotforge.engine.game import Operator, RtpOptions
+from slotforge.engine.game import Operator
 from slotforge.engine.loop import HITS, ROUNDS, TOTALS, WIN_UNITS
 from slotforge.engine.rng import xoshiro_stream
+from slotforge.engine.roles import RtpOptions
+from slotforge.engine.round import Script
 from slotforge.games.wish_upon_a_jackpot import kernels as k
+from slotforge.games.wish_upon_a_jackpot.rules import WishUponAJackpot, deal_thresholds, deal_values
 from slotforge.maths import stats
-from slotforge.maths.exact import _expected_one_line, one_line_table, symbol_probabilities
+from slotforge.maths.exact import expected_one_line, one_line_table, symbol_probabilities
+from slotforge.maths.game_maths import GameMaths
 
 REELS = 5
 SUBSETS = 1 << REELS
@@ -55,7 +58,7 @@ STRATEGIES = ("best", "worst", "first", "last")
 def line_value(game, probs: np.ndarray) -> float:
     """Expected win of one line, in line bets (= x stake averaged over 20 lines), when reel r
     shows symbol s with ``probs[r, s]``."""
-    return float(_expected_one_line(one_line_table(game.tables.pay, REELS), probs))
+    return expected_one_line(one_line_table(game.tables.pay, REELS), probs)
 
 
 def wild_reel(game, probs: np.ndarray, reel: int) -> np.ndarray:
@@ -175,41 +178,6 @@ def uniform_set_value(values: np.ndarray, wilds: int, cells: int) -> float:
 
 
 # -- the features -----------------------------------------------------------------------------
-def deal_values(game) -> dict[str, Fraction]:
-    """The Deal Maker's expected prize (x stake) under each strategy, and the continuation
-    values of the best and the worst strategy after each offer (``best_after``/``worst_after``)."""
-    deal = game.features.deal_maker
-    offers = [
-        [(Fraction(w, sum(row)), Fraction(v)) for v, w in zip(deal.values, row, strict=True)] for row in deal.weights
-    ]
-    mean = [sum(p * v for p, v in offer) for offer in offers]
-    best_after = [mean[-1]]
-    worst_after = [mean[-1]]
-    for offer in reversed(offers[1:-1]):
-        best_after.insert(0, sum(p * max(v, best_after[0]) for p, v in offer))
-        worst_after.insert(0, sum(p * min(v, worst_after[0]) for p, v in offer))
-    best = sum(p * max(v, best_after[0]) for p, v in offers[0])
-    worst = sum(p * min(v, worst_after[0]) for p, v in offers[0])
-    return {
-        "best": best,
-        "worst": worst,
-        "first": mean[0],
-        "last": mean[-1],
-        "best_after": best_after,
-        "worst_after": worst_after,
-    }
-
-
-def deal_thresholds(game) -> tuple[list[int], list[int]]:
-    """For offers 1-4, in units: the least offer the best strategy takes (worth at least what
-    leaving brings) and the bound below which the worst strategy takes (worth less)."""
-    values = deal_values(game)
-    stake = game.parse_bet({}).total_units
-    take_from = [math.ceil(v * stake) for v in values["best_after"]]
-    take_below = [math.ceil(v * stake) for v in values["worst_after"]]
-    return take_from, take_below
-
-
 def beanstalk_value(game) -> dict[str, float]:
     """The beanstalk's expected prize (x stake) and its chance of reaching the Golden Goose."""
     beans = game.features.beanstalk
@@ -466,7 +434,7 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         parts = strategy_parts(found, name)
         cells = " | ".join(f"{value * 100:.4f}%" for value in parts.values())
         lines.append(
-            f"| {name}: {game.describe_strategy(name)} | {sum(parts.values()) * 100:.4f}% | {cells} | "
+            f"| {name}: {game.presentation.describe_strategy(name)} | {sum(parts.values()) * 100:.4f}% | {cells} | "
             f"{float(found['deal'][name]):.4f} |"
         )
     lines += [
@@ -527,3 +495,65 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         "",
     ]
     return lines
+
+
+# -- parts measured alone (the tests hold them against the exact values) -----------------------
+# A script may force draws on every spin (the Fairy Godmother and her wish), which conditions the
+# spins on them.
+def summary(sums: np.ndarray, stake: int) -> dict[str, float]:
+    """The mean and its 99% half-width, in multiples of the stake."""
+    n, total, squares = sums
+    mean = total / n
+    std = np.sqrt(max(squares / n - mean * mean, 0.0))
+    return {"mean": mean / stake, "ci99": 2.5758 * std / np.sqrt(n) / stake}
+
+
+def played(game, outcomes, part: int, times: int) -> dict[str, Any]:
+    """``times`` of a part (see :func:`play_parts`) at the default stake, from ``outcomes``: the
+    mean and its 99% half-width (x stake) and the simulator's tallies."""
+    bet = game.parse_bet({})
+    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    sums = np.zeros(3)
+    arguments = game.bet_arguments(bet, Operator())
+    status = k.play_parts(game.tables, arguments, outcomes, events.off(), game.scratch(), tally, part, times, sums)
+    assert status == events.COMPLETE
+    return {**summary(sums, bet.total_units), "tally": dict(zip(k.TALLY, tally, strict=True))}
+
+
+def base_mean(game, times: int, wish: str | None = None, seed: int = 1) -> dict[str, Any]:
+    """Base spins' mean line win (x stake) with its 99% half-width: the game's own mix of spins,
+    or (``wish``) every spin with the Fairy Godmother appearing, her bonus following and granting
+    that wish."""
+    draws: list[list[int]] = [[] for _ in game.draw_names]
+    if wish is not None:
+        draws[k.DRAW_GODMOTHER] = [k.GODMOTHER_APPEARS] * times
+        draws[k.DRAW_GODMOTHER_BONUS] = [k.BONUS_FOLLOWS] * times
+        draws[k.DRAW_WISH] = [k.WISHES.index(wish)] * times
+    outcomes = game.outcomes(xoshiro_stream([seed, 9]), Script(draws=draws), strategy=0)
+    return played(game, outcomes, k.BASE_SPINS, times)
+
+
+def feature_mean(game, feature: str, times: int, strategy: str | None = None, seed: int = 1) -> dict[str, Any]:
+    """A feature played ``times`` times on its own under ``strategy``: its mean prize and the 99%
+    half-width (x stake), and the simulator's tallies."""
+    part = k.FEATURES.index(feature)
+    outcomes = game.outcomes(xoshiro_stream([seed, part]), strategy=game.strategy_index(strategy))
+    return played(game, outcomes, part, times)
+
+
+class Maths(GameMaths):
+    """Wish Upon a Jackpot's reports: exact parts per strategy, simulated sessions."""
+
+    game: WishUponAJackpot
+
+    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
+        """The exact RTP of the strategy asked for, with every strategy's."""
+        return rtp_report(self.game, options)
+
+    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
+        """The features' simulated frequencies and RTP parts."""
+        return feature_report(self.game, tally, rounds, bet)
+
+    def par_sections(self) -> list[str]:
+        """The strategies' table and the features' own sections."""
+        return par_sections(self.game)

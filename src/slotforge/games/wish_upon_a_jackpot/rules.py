@@ -9,17 +9,21 @@ sections, bets, scripts and the round record's game-specific events. The maths i
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
+from slotforge.engine import events
 from slotforge.engine.bet import Bet, format_money, parse_choice, reject_unknown
 from slotforge.engine.evaluate import compile_paytable, compile_reelset
-from slotforge.engine.game import Decision, Game, Operator, RtpOptions, ScriptError
+from slotforge.engine.game import Decision, Game, Operator, Presentation, ScriptError
 from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.model import Choice, ModelError, Strict, check_weights
+from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
 from slotforge.games.wish_upon_a_jackpot import kernels as k
 from slotforge.games.wish_upon_a_jackpot.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
@@ -136,8 +140,122 @@ def options(prefix: str, count: int) -> tuple[str, ...]:
     return tuple(f"{prefix}_{n}" for n in range(1, count + 1))
 
 
+# -- the Deal Maker's thresholds: part of the rules (the strategies take by them) ------------
+def deal_values(game) -> dict[str, Fraction]:
+    """The Deal Maker's expected prize (x stake) under each strategy, and the continuation
+    values of the best and the worst strategy after each offer (``best_after``/``worst_after``)."""
+    deal = game.features.deal_maker
+    offers = [
+        [(Fraction(w, sum(row)), Fraction(v)) for v, w in zip(deal.values, row, strict=True)] for row in deal.weights
+    ]
+    mean = [sum(p * v for p, v in offer) for offer in offers]
+    best_after = [mean[-1]]
+    worst_after = [mean[-1]]
+    for offer in reversed(offers[1:-1]):
+        best_after.insert(0, sum(p * max(v, best_after[0]) for p, v in offer))
+        worst_after.insert(0, sum(p * min(v, worst_after[0]) for p, v in offer))
+    best = sum(p * max(v, best_after[0]) for p, v in offers[0])
+    worst = sum(p * min(v, worst_after[0]) for p, v in offers[0])
+    return {
+        "best": best,
+        "worst": worst,
+        "first": mean[0],
+        "last": mean[-1],
+        "best_after": best_after,
+        "worst_after": worst_after,
+    }
+
+
+def deal_thresholds(game) -> tuple[list[int], list[int]]:
+    """For offers 1-4, in units: the least offer the best strategy takes (worth at least what
+    leaving brings) and the bound below which the worst strategy takes (worth less)."""
+    values = deal_values(game)
+    stake = game.parse_bet({}).total_units
+    take_from = [math.ceil(v * stake) for v in values["best_after"]]
+    take_below = [math.ceil(v * stake) for v in values["worst_after"]]
+    return take_from, take_below
+
+
+
+class WishUponAJackpotPresentation(Presentation):
+    """How Wish Upon a Jackpot's rounds read in the record, and its strategies."""
+
+    game: WishUponAJackpot
+
+    def describe_strategy(self, name: str) -> str:
+        return {
+            "best": "the Deal Maker: take an offer worth at least what leaving it is expected to bring",
+            "worst": "the Deal Maker: take an offer worth less than what leaving it is expected to bring",
+            "first": "the Deal Maker: take the first offer",
+            "last": "the Deal Maker: leave every offer (the fifth is paid)",
+        }[name]
+
+    def cells_of(self, mask: int) -> list[int]:
+        """A cell mask as the cells' numbers (reading order, from 0)."""
+        return [cell for cell in range(self.game.cells) if (mask >> cell) & 1]
+
+    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
+        money = lambda units: format_money(bet.amount(units))  # noqa: E731
+        if code == k.F_APPEARS:
+            return {"type": "fairy_godmother_appears", "bonus": bool(f["bonus_follows"]),
+                    "during": k.MODE_NAMES[f["mode"]]}
+        if code == k.F_GODMOTHER:
+            return {"type": "fairy_godmother", "orb": self.game.decisions[k.DECISION_ORB].options[f["orb"]]}
+        if code == k.F_WISH:
+            wish, detail = f["wish"], f["detail"]
+            found = {"type": "wish", "wish": k.WISHES[wish], "wild_cells": self.cells_of(f["cells"])}
+            found[("cell", "wilds", "reel")[wish]] = detail + 1 if wish == k.GINGERBREAD else detail
+            return found
+        if code == k.F_FAIRY_TALE:
+            return {
+                "type": "fairy_tale_bonus",
+                "storybook": self.game.decisions[k.DECISION_STORYBOOK].options[f["storybook"]],
+                "feature": k.FEATURES[f["feature"]],
+            }
+        if code == k.F_OFFER:
+            value = f["value"]
+            return {"type": "offer", "offer": f["offer"], "multiplier": value // LINES, "amount": money(value),
+                    "scrolls_left": f["scrolls_left"]}
+        if code == k.F_DEAL:
+            return {"type": "deal", "offer": f["offer"], "amount": money(f["value"])}
+        if code == k.F_BEAN:
+            return {
+                "type": "bean",
+                "bean": self.game.decisions[k.DECISION_BEAN].options[f["bean"]],
+                "revealed": "grow" if f["grew"] else "collect",
+                "level": f["level"],
+            }
+        if code == k.F_EGG:
+            return {"type": "golden_egg", "egg": self.game.decisions[k.DECISION_EGG].options[f["egg"]],
+                    "amount": money(f["prize"])}
+        if code == k.F_PIG:
+            event = f["event"]
+            return {
+                "type": "wolf" if event == k.WOLF else "pig",
+                "event": k.PIG_EVENTS[event],
+                "wild_cells": self.cells_of(f["cells"]),
+                "wilds_standing": f["wilds_standing"],
+            }
+        if code == k.F_PRINCE:
+            return {"type": "prince_climbs", "level": f["level"], "multiplier": f["multiplier"]}
+        if code == k.F_FREE_SPINS:
+            feature = f["feature"]
+            return {"type": "free_spins", "feature": k.FEATURES[feature],
+                    "spins": f["spins"] if feature == k.PIGS else "until_the_top"}
+        if code == k.F_BONUS_WINNINGS:
+            return {"type": "bonus_winnings", "feature": k.FEATURES[f["feature"]], "amount": money(f["units"])}
+        return super().describe_feature(row, bet)
+
+    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
+        kind, count, units = events.fields(row).values()
+        symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
+        return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}
+
+
 class WishUponAJackpot(Game):
     code = "wish-upon-a-jackpot"
+    presentation_class = WishUponAJackpotPresentation
     model_file = Path(__file__).with_name("model.json")
     draw_names = (
         "godmother",
@@ -161,7 +279,7 @@ class WishUponAJackpot(Game):
         Decision("deal", ("take", "leave")),
     )
     strategies = ("best", "worst", "first", "last")
-    rtp_uses_strategy = True
+    capabilities = Capabilities(rtp_follows_strategy=True)
     tally_names = k.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
@@ -210,8 +328,6 @@ class WishUponAJackpot(Game):
             ladder=np.array(f.rapunzel.multipliers, dtype=np.int64),
             params=params,
         )
-        from slotforge.games.wish_upon_a_jackpot.maths import deal_thresholds
-
         take_from, take_below = deal_thresholds(self)
         self.tables.take_from[:] = take_from
         self.tables.take_below[:] = take_below
@@ -299,14 +415,6 @@ class WishUponAJackpot(Game):
         """The round function's bet array: the lines (all 20) and the stake in units."""
         return np.array([bet.lines, bet.total_units], dtype=np.int64)
 
-    def describe_strategy(self, name: str) -> str:
-        return {
-            "best": "the Deal Maker: take an offer worth at least what leaving it is expected to bring",
-            "worst": "the Deal Maker: take an offer worth less than what leaving it is expected to bring",
-            "first": "the Deal Maker: take the first offer",
-            "last": "the Deal Maker: leave every offer (the fifth is paid)",
-        }[name]
-
     # -- rounds -----------------------------------------------------------------------------
     def refusal(self, work: k.Work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
@@ -350,73 +458,3 @@ class WishUponAJackpot(Game):
                 raise ScriptError(f"draws.{name}: expected a cell 0-{last} in reading order, got {raw!r}")
             return raw
         return super().parse_draw(name, raw)
-
-    def cells_of(self, mask: int) -> list[int]:
-        """A cell mask as the cells' numbers (reading order, from 0)."""
-        return [cell for cell in range(self.cells) if (mask >> cell) & 1]
-
-    def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, a, b, c = (int(x) for x in row[1:5])
-        money = lambda units: format_money(bet.amount(units))  # noqa: E731
-        if code == k.F_APPEARS:
-            return {"type": "fairy_godmother_appears", "bonus": bool(a), "during": k.MODE_NAMES[b]}
-        if code == k.F_GODMOTHER:
-            return {"type": "fairy_godmother", "orb": self.decisions[k.DECISION_ORB].options[a]}
-        if code == k.F_WISH:
-            wish = {"type": "wish", "wish": k.WISHES[a], "wild_cells": self.cells_of(c)}
-            wish[("cell", "wilds", "reel")[a]] = b + 1 if a == k.GINGERBREAD else b
-            return wish
-        if code == k.F_FAIRY_TALE:
-            return {
-                "type": "fairy_tale_bonus",
-                "storybook": self.decisions[k.DECISION_STORYBOOK].options[a],
-                "feature": k.FEATURES[b],
-            }
-        if code == k.F_OFFER:
-            return {"type": "offer", "offer": a, "multiplier": b // LINES, "amount": money(b), "scrolls_left": c}
-        if code == k.F_DEAL:
-            return {"type": "deal", "offer": a, "amount": money(b)}
-        if code == k.F_BEAN:
-            return {
-                "type": "bean",
-                "bean": self.decisions[k.DECISION_BEAN].options[a],
-                "revealed": "grow" if b else "collect",
-                "level": c,
-            }
-        if code == k.F_EGG:
-            return {"type": "golden_egg", "egg": self.decisions[k.DECISION_EGG].options[a], "amount": money(b)}
-        if code == k.F_PIG:
-            return {
-                "type": "wolf" if a == k.WOLF else "pig",
-                "event": k.PIG_EVENTS[a],
-                "wild_cells": self.cells_of(b),
-                "wilds_standing": c,
-            }
-        if code == k.F_PRINCE:
-            return {"type": "prince_climbs", "level": a, "multiplier": b}
-        if code == k.F_FREE_SPINS:
-            return {"type": "free_spins", "feature": k.FEATURES[a], "spins": b if a == k.PIGS else "until_the_top"}
-        if code == k.F_BONUS_WINNINGS:
-            return {"type": "bonus_winnings", "feature": k.FEATURES[a], "amount": money(b)}
-        return super().describe_feature(row, bet)
-
-    def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        kind, count, units = int(row[1]), int(row[2]), int(row[3])
-        symbol = ("DEAL", "BEANSTALK", "GOLDEN_EGG")[kind]
-        return {"kind": "bonus", "symbol": symbol, "count": count, "amount": format_money(bet.amount(units))}
-
-    # -- maths ------------------------------------------------------------------------------
-    def feature_report(self, tally: dict[str, int], rounds: int, bet: Bet) -> dict[str, Any]:
-        from slotforge.games.wish_upon_a_jackpot.maths import feature_report
-
-        return feature_report(self, tally, rounds, bet)
-
-    def rtp_report(self, options: RtpOptions = RtpOptions()) -> dict[str, Any]:
-        from slotforge.games.wish_upon_a_jackpot.maths import rtp_report
-
-        return rtp_report(self, options)
-
-    def par_sections(self) -> list[str]:
-        from slotforge.games.wish_upon_a_jackpot.maths import par_sections
-
-        return par_sections(self)

@@ -49,7 +49,7 @@ BOOKS = ("current", "reserve", "contributed", "seeded", "paid")
 
 
 def has_pool(game: Game) -> bool:
-    return callable(getattr(game, "pool_config", None))
+    return game.capabilities.jackpot_pool
 
 
 def unavailable(message: str) -> ApiError:

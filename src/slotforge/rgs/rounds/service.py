@@ -526,9 +526,8 @@ def round_answer(row: Any) -> dict[str, Any]:
 
 
 def carries_state(game: Game) -> bool:
-    """Whether the game carries state between a player's rounds (it overrides the engine's
-    stateless :meth:`Game.state_array`)."""
-    return type(game).state_array is not Game.state_array
+    """Whether the game carries state between a player's rounds (as its capabilities declare)."""
+    return game.capabilities.carries_state
 
 
 def default_choice(result: runner.RoundResult) -> str:

@@ -1,0 +1,5 @@
+"""``python -m slotforge.cli``: the ``slotforge`` command."""
+
+from slotforge.cli import app
+
+app()
