@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -71,23 +72,31 @@ def test_both_routes_play_the_same_round_and_take_the_same_stake(routes):
 
 
 def test_a_response_head_and_body_leave_in_one_write():
-    class Transport:
-        def __init__(self) -> None:
-            self.sent: list[bytes] = []
-            self.closed = False
+    with ThreadPoolExecutor(1) as thread:  # a loop of its own: a browser test may run one in this thread
+        thread.submit(writes_leave_together).result()
 
-        def write(self, data: bytes) -> None:
-            self.sent.append(data)
 
-        def is_closing(self) -> bool:
-            return self.closed
+class Transport:
+    """What a transport was asked to send, and whether it was closed."""
 
-        def close(self) -> None:
-            self.closed = True
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.closed = False
 
-        def get_extra_info(self, name: str) -> str:
-            return f"extra {name}"
+    def write(self, data: bytes) -> None:
+        self.sent.append(data)
 
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def get_extra_info(self, name: str) -> str:
+        return f"extra {name}"
+
+
+def writes_leave_together() -> None:
     loop = asyncio.new_event_loop()
     try:
         transport = Transport()
