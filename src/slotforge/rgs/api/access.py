@@ -10,6 +10,7 @@ import hashlib
 import secrets
 from typing import Any
 
+import anyio.to_thread
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from slotforge.rgs.errors import ApiError, invalid
@@ -84,6 +85,12 @@ def cached(server: Server, authorization: str | None) -> Auth | None:
         return None
     auth, read_at = hit
     return auth if server.now() - read_at <= CACHE_MS else None
+
+
+async def session_of(server: Server, authorization: str | None) -> Auth:
+    """The session a request's ``Authorization`` opens: from this process's cache on the event
+    loop, else read from the database in a thread."""
+    return cached(server, authorization) or await anyio.to_thread.run_sync(authenticate, server, authorization)
 
 
 def authenticate(server: Server, authorization: str | None) -> Auth:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Annotated, Any
 
-import anyio.to_thread
 from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from sqlalchemy import func, insert, select, update
@@ -31,10 +30,8 @@ IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", descripti
 
 
 async def player(request: Request, authorization: Annotated[str | None, Header()] = None) -> Auth:
-    """The request's session: from this process's cache on the event loop, else read in a thread."""
-    server = server_of(request)
-    return access.cached(server, authorization) or await anyio.to_thread.run_sync(
-        access.authenticate, server, authorization)
+    """The request's session (see :func:`~slotforge.rgs.api.access.session_of`)."""
+    return await access.session_of(server_of(request), authorization)
 
 
 Player = Annotated[Auth, Depends(player)]

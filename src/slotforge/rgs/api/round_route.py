@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 
-import anyio.to_thread
 import orjson
 from fastapi import FastAPI
 from pydantic import ValidationError
@@ -58,8 +57,7 @@ class RoundRoute:
         """The round the request asks for (see :func:`~slotforge.rgs.api.player.answer_round`)."""
         headers = dict(reversed(scope["headers"]))  # a repeated header: its first value, as Starlette reads it
         authorization = text_header(headers, b"authorization")
-        auth = access.cached(self.server, authorization) or await anyio.to_thread.run_sync(
-            access.authenticate, self.server, authorization)
+        auth = await access.session_of(self.server, authorization)
         body = parse(headers, await read_body(receive))
         key = text_header(headers, b"idempotency-key")
         return await answer_round(self.server, auth, body, PATH, key)
