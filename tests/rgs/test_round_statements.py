@@ -20,18 +20,27 @@ MOST_STATEMENTS = 5
 
 
 class Counter:
-    """The statements and commits an engine sends while counting."""
+    """The statements and commits a server sends while counting: through its engine, and on
+    PostgreSQL through the event loop's connections too."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, server) -> None:
         self.statements: list[str] = []
         self.commits = 0
         self.counting = False
-        event.listen(engine, "before_cursor_execute", self._statement)
-        event.listen(engine, "commit", self._commit)
+        event.listen(server.engine, "before_cursor_execute", self._statement)
+        event.listen(server.engine, "commit", self._commit)
+        if server.loop_database is not None:
+            server.loop_database.listeners.append(self._sent)
 
     def _statement(self, _conn, _cursor, statement, *_args) -> None:
         if self.counting and not CONTROL.match(statement):
-            self.statements.append(statement.split("\n")[0][:80])
+            self.statements.append(statement.strip().split("\n")[0][:80])
+
+    def _sent(self, statement: str) -> None:
+        if statement == "COMMIT":
+            self._commit(None)
+        else:
+            self._statement(None, None, statement)
 
     def _commit(self, _conn) -> None:
         if self.counting:
@@ -44,7 +53,7 @@ def api(make_api):
 
 
 def counted(api, action):
-    counter = Counter(api.client.app.state.server.engine)
+    counter = Counter(api.client.app.state.server)
     counter.counting = True
     try:
         answer = action()

@@ -20,19 +20,22 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
    so it is not stored twice), unless the key is there already;
 7. one commit, and the answer built around the record's JSON bytes as stored.
 
-On SQLite steps 3 to 6 are four statements (calls inside the process); on PostgreSQL, where each
-statement is a round trip, 2 and 3 are one statement and 4 to 6 another (common table
-expressions). A round still waiting for a decision also stores its answer as sent, as the round
-will change.
+On SQLite steps 3 to 6 are four statements (calls inside the process): :func:`commit_round`. On
+PostgreSQL, where each statement is a round trip, 2 and 3 are one statement and 4 to 6 another
+(common table expressions), and the first travels with the ``BEGIN`` (pipeline mode): two round
+trips and the commit, :func:`commit_round_postgres`. A round still waiting for a decision also
+stores its answer as sent, as the round will change.
 
 Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
 needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
 every round queued meanwhile into one shared commit, each in a savepoint of its own), on
-PostgreSQL in a thread of the operator's lane.
+PostgreSQL on the event loop too, with an asynchronous connection
+(:class:`~slotforge.db.postgres.LoopDatabase`): no thread, and none of SQLAlchemy's execution
+layer, which together cost more than the round.
 
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
-decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back and :func:`refusal` finds
-out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
+decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back
+and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
 jackpots, carried state, a failing round function) takes the general path in
 :class:`~slotforge.rgs.rounds.service.Server`.
 """
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -59,6 +63,7 @@ from sqlalchemy import (
     update,
 )
 
+from slotforge.db.postgres import Transaction, postgres_text
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
@@ -158,6 +163,11 @@ SELECT round.id, stored.round_id FROM round LEFT JOIN stored ON true
 PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
 
 
+PG_CLAIM_AND_SETTLE = postgres_text(CLAIM_AND_SETTLE)
+PG_ROUND_ENTRIES_AND_KEY = postgres_text(ROUND_ENTRIES_AND_KEY)
+PG_KEEP_ANSWER = postgres_text(KEEP_ANSWER)
+
+
 class Refused(Exception):
     """A conditional statement changed nothing: the transaction is rolled back, :func:`refusal` says why."""
 
@@ -172,7 +182,7 @@ async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script
                         key: str | None, fingerprint: str) -> tuple[int, bytes] | None:
     """Play a round of the straight kind: ``(status, JSON answer)``; None when the round function
     failed (the caller plays it on the general path, which voids a malfunction and refunds it).
-    Runs on the event loop; only the transaction leaves it (see :func:`write`)."""
+    Runs on the event loop; only SQLite's transaction leaves it (see :func:`write`)."""
     server.check_key(key)
     with server.in_flight(auth.player_id, key):
         result = play(server, auth, game, bet, script)
@@ -181,8 +191,8 @@ async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script
         stake = to_minor(bet.total_bet, "bet")
         for _ in range(RETRIES):
             try:
-                return 200, await write(server, auth, key, lambda conn: commit_round(
-                    conn, server, auth, game, stake, result, key, fingerprint))
+                return 200, await write(server, auth, key, lambda: Settlement.of(
+                    server, auth, game, stake, result, key, fingerprint))
             except Refused:
                 answer = await server.lanes.run(auth.operator_id, lambda: refusal(
                     server, auth, game, stake, key, fingerprint))
@@ -203,62 +213,106 @@ def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script
         return None
 
 
-async def write(server: Server, auth: Auth, key: str, job: Callable[[Connection], bytes]) -> bytes:
-    """Run the round's transaction ``job``, holding the key's claim: on SQLite in the next
-    shared commit of the process's batched writes (no thread of its own); on PostgreSQL, which
-    groups concurrent commits itself, as a transaction of its own in a thread of the operator's lane."""
-    batches = server.transaction.batches
+async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], Settlement]) -> bytes:
+    """Commit the round (``settlement`` gives its figures at the transaction's start), holding the
+    key's claim: on SQLite in the next shared commit of the process's batched writes (no thread of
+    its own); on PostgreSQL, which groups concurrent commits itself, as a transaction of its own
+    on the event loop."""
     with server.claims.outside(auth.player_id, key):
-        if batches is not None:
-            return await batches.run(job)
-        return await server.lanes.run(auth.operator_id, lambda: in_transaction(server, job))
+        if server.loop_database is not None:
+            async with server.loop_database.transaction() as transaction:
+                return await commit_round_postgres(transaction, settlement())
+        return await server.transaction.batches.run(lambda conn: commit_round(conn, settlement()))
 
 
-def in_transaction(server: Server, job: Callable[[Connection], bytes]) -> bytes:
-    with server.transaction() as conn:
-        return job(conn)
+@dataclass
+class Settlement:
+    """A round's figures for its transaction: what the player row is settled with, the round's
+    row (its balances once settled) and the key's row."""
+
+    result: runner.RoundResult
+    settle: dict[str, Any]
+    row: dict[str, Any]
+    stored: dict[str, Any]
+    claim: int
+
+    @classmethod
+    def of(cls, server: Server, auth: Auth, game: Game, stake: int, result: runner.RoundResult, key: str,
+           fingerprint: str) -> Settlement:
+        now = server.now()
+        awaiting = not result.complete
+        win = 0 if awaiting else to_minor(result.total_win, "total_win")  # paid once decided
+        least_ms = auth.jurisdiction.min_round_ms
+        return cls(
+            result=result,
+            settle=dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
+                        p_latest=now - least_ms if least_ms else NEVER),
+            row=dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
+                     status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
+                     jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
+                     balance_before=None, balance_after=None, record=result.encoded.decode(),
+                     started_at=now, finished_at=None if awaiting else now),
+            stored=dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200,
+                        created_at=now, body=None),  # the answer is the round as committed ...
+            claim=claim_number(auth.player_id, key))
+
+    @property
+    def awaiting(self) -> bool:
+        return self.row["status"] == "awaiting"
+
+    def settled(self, balance: int) -> None:
+        """The player's balance after the settling update: the round's balances."""
+        self.row.update(balance_before=balance + self.row["stake"] - self.row["win"], balance_after=balance)
+
+    def entries(self, round_id: int) -> list[dict[str, Any]]:
+        """The ledger's stake and win of the round (a zero is no entry)."""
+        return [dict(player_id=self.row["player_id"], kind=kind, amount=amount, round_id=round_id, reference=None,
+                     created_at=self.row["started_at"])
+                for kind, amount in (("stake", self.row["stake"]), ("win", self.row["win"])) if amount]
+
+    def answer(self) -> bytes:
+        return answer_bytes(self.row, self.result)
+
+    def kept_answer(self, answer: bytes) -> dict[str, Any]:
+        """... unless the round is still open: it will change, its answer must not."""
+        return {"p_player": self.row["player_id"], "p_key": self.stored["key"], "p_body": answer.decode()}
 
 
-def commit_round(conn: Connection, server: Server, auth: Auth, game: Game, stake: int, result: runner.RoundResult,
-                 key: str, fingerprint: str) -> bytes:
-    """The round's transaction (steps 2 to 7 of the module's description); its answer."""
-    now = server.now()
-    awaiting = not result.complete
-    win = 0 if awaiting else to_minor(result.total_win, "total_win")  # paid once decided
-    least_ms = auth.jurisdiction.min_round_ms
-    postgres = conn.dialect.name == "postgresql"
-    settle = dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
-                  p_latest=now - least_ms if least_ms else NEVER)
-    if postgres:  # steps 2 and 3 in one statement
-        held, balance = conn.execute(CLAIM_AND_SETTLE, {**settle, "p_claim": claim_number(auth.player_id, key)}).one()
-        if not held:
-            raise in_progress()
-    else:
-        balance = conn.execute(SETTLE, settle).scalar()
+def commit_round(conn: Connection, round_: Settlement) -> bytes:
+    """The round's transaction on SQLite (steps 3 to 7 of the module's description); its answer."""
+    balance = conn.execute(SETTLE, round_.settle).scalar()
     if balance is None:
         raise Refused
-    row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
-               status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
-               jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
-               balance_before=balance + stake - win, balance_after=balance, record=result.encoded.decode(),
-               started_at=now, finished_at=None if awaiting else now)
-    stored = dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200, created_at=now,
-                  body=None)  # the answer is the round as committed ...
-    if postgres:  # steps 4, 5 and 6 in one statement
-        row["id"], stored["round_id"] = conn.execute(ROUND_ENTRIES_AND_KEY, {**row, **stored}).one_or_none() \
-            or (None, None)
-    else:
-        row["id"] = stored["round_id"] = conn.execute(INSERT_ROUND, row).scalar()
-        if row["id"] is not None:
-            conn.execute(ENTRIES, [dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"],
-                                        reference=None, created_at=now)
-                                   for kind, amount in (("stake", stake), ("win", win)) if amount])
-            stored["round_id"] = conn.execute(STORE_KEY, stored).scalar()
-    if row["id"] is None or stored["round_id"] is None:
+    round_.settled(balance)
+    round_id = round_.row["id"] = conn.execute(INSERT_ROUND, round_.row).scalar()
+    if round_id is None:
         raise Refused
-    answer = answer_bytes(row, result)
-    if awaiting:  # ... unless the round is still open: it will change, the answer must not
-        conn.execute(KEEP_ANSWER, {"p_player": auth.player_id, "p_key": key, "p_body": answer.decode()})
+    conn.execute(ENTRIES, round_.entries(round_id))
+    if conn.execute(STORE_KEY, {**round_.stored, "round_id": round_id}).scalar() is None:
+        raise Refused
+    answer = round_.answer()
+    if round_.awaiting:
+        conn.execute(KEEP_ANSWER, round_.kept_answer(answer))
+    return answer
+
+
+async def commit_round_postgres(transaction: Transaction, round_: Settlement) -> bytes:
+    """The round's transaction on PostgreSQL (steps 2 to 7): two statements, the first sent with
+    the ``BEGIN``, and the commit (an open round's stored answer travels with it)."""
+    held, balance = await transaction.first(PG_CLAIM_AND_SETTLE, {**round_.settle, "p_claim": round_.claim})
+    if not held:
+        raise in_progress()
+    if balance is None:
+        raise Refused
+    round_.settled(balance)
+    round_id, stored = await transaction.first(PG_ROUND_ENTRIES_AND_KEY, {**round_.row, **round_.stored}) \
+        or (None, None)
+    if round_id is None or stored is None:
+        raise Refused
+    round_.row["id"] = round_id
+    answer = round_.answer()
+    if round_.awaiting:
+        await transaction.send(PG_KEEP_ANSWER, round_.kept_answer(answer))
     return answer
 
 
