@@ -90,7 +90,8 @@ def test_a_bad_daily_report_request_names_its_field(office, params, field):
 def scipy_band(rtp: Decimal, std: float, stakes: list[int]) -> tuple[float, float]:
     """The 99% interval of sum(W)/sum(s), each W_i of mean rtp*s_i and deviation std*s_i."""
     scale = std * math.sqrt(sum(s * s for s in stakes)) / sum(stakes)
-    return norm.interval(0.99, loc=float(rtp), scale=scale)
+    low, high = norm.interval(0.99, loc=float(rtp), scale=scale)
+    return max(0.0, low), high  # a return is never negative
 
 
 def test_the_live_rtp_stands_beside_the_theory_and_its_band(office, games):
@@ -135,7 +136,8 @@ def test_the_band_is_scipys_normal_interval(rtp, std, stakes):
     found = band.band(rtp, std, sum(stakes), sum(s * s for s in stakes))
     low, high = scipy_band(rtp, float(std), stakes)
     assert float(found.low) == pytest.approx(low, abs=2e-6) and float(found.high) == pytest.approx(high, abs=2e-6)
-    assert found.low <= rtp <= found.high and found.high - rtp == rtp - found.low
+    assert found.low <= rtp <= found.high and found.high - rtp == found.half_width
+    assert found.low == max(Decimal(0), rtp - found.half_width)
 
 
 def test_an_honest_game_leaves_the_99_percent_band_about_once_in_a_hundred_runs():

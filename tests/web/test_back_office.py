@@ -73,8 +73,9 @@ def office(tmp_path_factory):
         tokens = {name: access.open_session(conn, access.player_for(conn, server_operator(conn, keys[name]),
                                                                     f"{name}-player", "EUR", server.now()),
                                             "default", None, server.now()) for name in ("honest", "forced")}
-        for name in ("honest", "forced"):
-            player = access.authenticate(server, f"Bearer {tokens[name]}").player_id
+    for name in ("honest", "forced"):
+        player = access.authenticate(server, f"Bearer {tokens[name]}").player_id
+        with server.transaction() as conn:
             server.wallet.credit(conn, player, "deposit", 50_000, reference=f"d-{name}", now=server.now())
     with seeded(3):
         play_real(server, tokens["honest"], GAME, 300)

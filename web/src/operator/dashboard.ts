@@ -42,7 +42,7 @@ export async function showDashboard(view: HTMLElement, asked: Record<string, str
     event.preventDefault();
     showDashboard(view, fields(form)).catch((error) => (view.innerHTML = `<p class="error">${esc(error.message)}</p>`));
   });
-  drawCharts(view.querySelector("#charts") as HTMLElement, report.days);
+  drawCharts(view.querySelector("#charts") as HTMLElement, report.days, everyDay(report.first, report.last));
 }
 
 /** Exact sums of decimal texts with two places (in cents, as BigInt: no float touches money). */
@@ -78,10 +78,18 @@ function totals(days: DayLine[]): string {
     .join("")}</div>`;
 }
 
+/** Every day from ``first`` to ``last`` (YYYY-MM-DD), so that a chart's days without rounds show as 0. */
+function everyDay(first: string, last: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${first}T00:00:00Z`); t <= Date.parse(`${last}T00:00:00Z`); t += 86_400_000) {
+    days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
 /** One chart per currency: stakes, wins and GGR per day, all games together. */
-function drawCharts(holder: HTMLElement, days: DayLine[]): void {
+function drawCharts(holder: HTMLElement, days: DayLine[], dates: string[]): void {
   for (const currency of [...new Set(days.map((d) => d.currency))].sort()) {
-    const dates = [...new Set(days.filter((d) => d.currency === currency).map((d) => d.day))].sort();
     const per = (figure: "stakes" | "wins" | "ggr") =>
       dates.map((day) => Number(sum(days.filter((d) => d.currency === currency && d.day === day).map((d) => d[figure]))));
     const x = dates.map((day) => Date.parse(`${day}T12:00:00Z`) / 1000);
@@ -99,7 +107,8 @@ function drawCharts(holder: HTMLElement, days: DayLine[]): void {
           { label: "Wins", stroke: "#e53935", width: 2 },
           { label: "GGR", stroke: "#43a047", width: 2, fill: "#43a04722" },
         ],
-        axes: [{}, { label: currency }],
+        scales: { x: { time: true } },
+        axes: [{}, { label: currency, size: 70 }],
       },
       [x, per("stakes"), per("wins"), per("ggr")],
       box,

@@ -7,7 +7,8 @@ of one round ``sigma`` (a multiple of the total bet), ``sum W / sum s`` has mean
 deviation ``sigma * sqrt(sum s_i^2) / sum s_i``, which is ``sigma / sqrt(n)`` when every stake is the
 same, as the PAR sheet's "player's RTP after n rounds" table computes it. The band is the normal
 approximation ``rtp +- z * that``; over few rounds a slot's return is skewed (most runs below the
-RTP, a few far above), so the band is a guide there and exact only as the rounds grow.
+RTP, a few far above), so the band is a guide there and exact only as the rounds grow. A return
+is never negative: the band's low end stops at 0.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def band(rtp: Decimal, std: Decimal, stakes: int, stake_squares: int | float,
         return None
     spread = float(std) * math.sqrt(float(stake_squares)) / stakes
     half = Decimal(repr(z(confidence) * spread)).quantize(PLACES)
-    return Band(low=(rtp - half).quantize(PLACES), high=(rtp + half).quantize(PLACES), half_width=half,
+    return Band(low=max(Decimal(0), rtp - half).quantize(PLACES), high=(rtp + half).quantize(PLACES), half_width=half,
                 confidence=confidence)
 
 
