@@ -16,6 +16,7 @@ from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, Field
 
 from slotforge.rgs import metrics
+from slotforge.rgs.api import answers
 from slotforge.rgs.api.models import Code, Id, Moment, millis
 from slotforge.rgs.api.operator import Operator
 from slotforge.rgs.api.player import verify
@@ -50,15 +51,17 @@ class DayLine(BaseModel):
 
 
 class DailyReport(BaseModel):
-    time_zone: str
-    first: str
-    last: str
-    days: list[DayLine]
+    """Per game and local day, the operator's real-money rounds that finished."""
+
+    time_zone: str = Field(description="the IANA time zone the days are in")
+    first: str = Field(description="the first day, YYYY-MM-DD")
+    last: str = Field(description="the last day, included")
+    days: list[DayLine] = Field(description="one line per day, game and currency with rounds, by day")
 
 
 class RtpLine(BaseModel):
     game: str
-    rounds: int
+    rounds: int = Field(description="real-money rounds finished in the period")
     stakes: Money
     wins: Money
     rtp: Ratio | None = Field(description="actual: wins / stakes of every real-money round finished in the period")
@@ -66,29 +69,33 @@ class RtpLine(BaseModel):
     std_per_round: str | None = Field(description="standard deviation of one round in total bets (the PAR sheet's)")
     effective_rounds: float = Field(description="(sum of stakes)^2 / sum of stakes^2: the rounds' count when "
                                                 "every stake is the same")
-    confidence: float
+    confidence: float = Field(description="of the band: 0.99")
     band_low: Ratio | None = Field(description="the interval the actual RTP should fall in after these rounds")
-    band_high: Ratio | None
+    band_high: Ratio | None = Field(description="the band's high end")
     outside_band: bool = Field(description="the actual RTP is outside the band: look at the game")
 
 
 class RtpReport(BaseModel):
-    since: Time
-    until: Time
-    games: list[RtpLine]
+    """Live RTP against theory, per game."""
+
+    since: Time = Field(description="the period's start as asked (none: every round)")
+    until: Time = Field(description="the period's end as asked (none: up to now)")
+    games: list[RtpLine] = Field(description="one line per game with rounds in the period")
 
 
 class PlayerLine(BaseModel):
-    player_id: str
-    currency: str
-    balance: Money
-    wallet: str
-    created_at: Time
-    last_round_at: Time
+    player_id: str = Field(description="the operator's id of the player")
+    currency: str = Field(description="the player's currency")
+    balance: Money = Field(description="the balance (a seamless wallet's: the last one it told)")
+    wallet: str = Field(description="internal or seamless")
+    created_at: Time = Field(description="when the player was first seen")
+    last_round_at: Time = Field(description="when the player last started a round")
 
 
 class PlayerList(BaseModel):
-    players: list[PlayerLine]
+    """The operator's players found, most recently active first."""
+
+    players: list[PlayerLine] = Field(description="the players found")
 
 
 class SessionLine(BaseModel):
@@ -108,13 +115,15 @@ class OpenRound(BaseModel):
 
 
 class PlanLine(BaseModel):
-    id: int
-    game: str | None
-    rounds: int | None
-    played: int
-    net: Money
+    """An autoplay plan and where it stands."""
+
+    id: int = Field(description="the plan's id")
+    game: str | None = Field(description="the game it plays")
+    rounds: int | None = Field(description="the rounds it was asked for")
+    played: int = Field(description="the rounds played so far")
+    net: Money = Field(description="wins - stakes so far")
     stopped: str | None = Field(description="why it stopped (player, operator, a limit ...); none while it runs")
-    created_at: Time
+    created_at: Time = Field(description="when the player started it")
 
 
 class LedgerLine(BaseModel):
@@ -127,9 +136,11 @@ class LedgerLine(BaseModel):
 
 
 class PlayerOverview(PlayerLine):
-    sessions: list[SessionLine]
-    open_rounds: list[OpenRound]
-    autoplays: list[PlanLine]
+    """A player: balance, sessions, open rounds, autoplay plans and ledger."""
+
+    sessions: list[SessionLine] = Field(description="the latest sessions, newest first")
+    open_rounds: list[OpenRound] = Field(description="rounds awaiting a decision or pending at the wallet")
+    autoplays: list[PlanLine] = Field(description="the latest autoplay plans, newest first")
     ledger: list[LedgerLine] = Field(description="the latest entries, newest first")
 
 
@@ -149,11 +160,15 @@ class RoundLine(BaseModel):
 
 
 class RoundList(BaseModel):
-    rounds: list[RoundLine]
+    """Rounds found, newest first."""
+
+    rounds: list[RoundLine] = Field(description="the rounds, without their records")
 
 
 class RoundDetail(BaseModel):
-    summary: RoundLine
+    """One round: its line, its record, its replay check and its money."""
+
+    summary: RoundLine = Field(description="the round as a line of a list")
     round: dict[str, Any] = Field(description="the round as the player's recall shows it: the engine's record "
                                               "and the server's fields")
     verified: bool | None = Field(description="replaying the record's inputs gives the same record; none for a "
@@ -174,8 +189,10 @@ class OutboxLine(BaseModel):
 
 
 class Owed(BaseModel):
+    """What is still owed for the operator's rounds."""
+
     backlog: dict[str, int] = Field(description="undelivered messages of this operator's rounds, by target")
-    messages: list[OutboxLine]
+    messages: list[OutboxLine] = Field(description="undelivered messages, oldest first")
     wallet_pending: list[RoundLine] = Field(description="rounds whose debit, credit or rollback the seamless "
                                                         "wallet has not answered yet")
 
@@ -188,7 +205,8 @@ def time_zone(name: str) -> ZoneInfo:
         raise invalid("tz", f"tz: expected an IANA time zone (Europe/Malta), got {name!r}") from error
 
 
-@router.get("/reports/daily", response_model=DailyReport)
+@router.get("/reports/daily", response_model=None,
+             responses=answers.declare(DailyReport, *answers.OPERATOR))
 def daily_report(operator_id: Operator, request: Request,
                  first: Annotated[date | None, Query(alias="from", description="first local day (default: 30 days "
                                                                                 "before the last)")] = None,
@@ -228,7 +246,8 @@ def iso_of(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-@router.get("/reports/rtp", response_model=RtpReport)
+@router.get("/reports/rtp", response_model=None,
+             responses=answers.declare(RtpReport, *answers.OPERATOR))
 def rtp_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Live RTP against theory: per game, the actual RTP of every real-money round finished in the
     period beside the published RTP and the 99% interval it should fall in after that many rounds
@@ -240,7 +259,8 @@ def rtp_report(operator_id: Operator, request: Request, since: Since = None, unt
 
 
 # -- players and rounds -------------------------------------------------------------------------
-@router.get("/players", response_model=PlayerList)
+@router.get("/players", response_model=None,
+             responses=answers.declare(PlayerList, *answers.OPERATOR))
 def find_players(operator_id: Operator, request: Request,
                  q: Annotated[str, Query(max_length=100, description="the start of a player's id")] = "",
                  limit: Annotated[int, Query(ge=1, le=200)] = 50) -> dict[str, Any]:
@@ -250,7 +270,8 @@ def find_players(operator_id: Operator, request: Request,
         return {"players": lookups.find_players(conn, operator_id, q, limit)}
 
 
-@router.get("/players/{player_id}/overview", response_model=PlayerOverview)
+@router.get("/players/{player_id}/overview", response_model=None,
+             responses=answers.declare(PlayerOverview, *answers.OPERATOR, answers.NOT_FOUND))
 def player_overview(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
     """A player: balance, latest sessions, open rounds, autoplay plans and latest ledger entries."""
     server = server_of(request)
@@ -269,7 +290,8 @@ def minor(name: str, raw: str | None) -> int | None:
         raise invalid(name, str(error)) from error
 
 
-@router.get("/rounds/search", response_model=RoundList)
+@router.get("/rounds/search", response_model=None,
+             responses=answers.declare(RoundList, *answers.OPERATOR))
 def search_rounds(operator_id: Operator, request: Request, player: Code | None = None, game: Code | None = None,
                   status: Literal["complete", "awaiting", "void", "pending"] | None = None,
                   since: Since = None, until: Until = None,
@@ -285,7 +307,8 @@ def search_rounds(operator_id: Operator, request: Request, player: Code | None =
         return {"rounds": lookups.search_rounds(conn, operator_id, wanted, limit)}
 
 
-@router.get("/rounds/{round_id}", response_model=RoundDetail)
+@router.get("/rounds/{round_id}", response_model=None,
+             responses=answers.declare(RoundDetail, *answers.OPERATOR, answers.NOT_FOUND))
 def round_detail(round_id: Id, operator_id: Operator, request: Request) -> dict[str, Any]:
     """One round: its line, its record as the player saw it, its replay check and its money."""
     server = server_of(request)
@@ -295,7 +318,8 @@ def round_detail(round_id: Id, operator_id: Operator, request: Request) -> dict[
             "ledger": entries}
 
 
-@router.post("/autoplays/{plan_id}/stop", response_model=PlanLine)
+@router.post("/autoplays/{plan_id}/stop", response_model=None,
+             responses=answers.declare(PlanLine, *answers.OPERATOR, answers.NOT_FOUND))
 def stop_autoplay(plan_id: Id, operator_id: Operator, request: Request) -> dict[str, Any]:
     """Stop a player's autoplay plan (``stopped: "operator"``); the round in play finishes as it is."""
     server = server_of(request)
@@ -303,7 +327,8 @@ def stop_autoplay(plan_id: Id, operator_id: Operator, request: Request) -> dict[
         return lookups.stop_plan(conn, operator_id, plan_id, server.now())
 
 
-@router.get("/outbox", response_model=Owed)
+@router.get("/outbox", response_model=None,
+             responses=answers.declare(Owed, *answers.OPERATOR))
 def owed(operator_id: Operator, request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
     """What is still owed for the operator's rounds: outbox messages to the wallet and the jackpot
     service not yet acknowledged, and rounds waiting at a seamless wallet."""
