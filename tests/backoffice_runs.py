@@ -66,8 +66,9 @@ def play_real(server: Server, token: str, game_code: str, count: int,
         while body["round"]["status"] == "awaiting":
             options = body["round"]["awaiting"]["options"]
             choice = "collect" if "collect" in options else options[0]
-            status, body = server.exactly_once(auth, secrets.token_hex(8), "backoffice-test", lambda conn, row:
-                                               server.decide(conn, auth, body["round"]["id"], choice))
+            status, body = server.exactly_once(
+                auth, secrets.token_hex(8), "backoffice-test",
+                lambda conn, row, round_id=body["round"]["id"], choice=choice: server.decide(conn, auth, round_id, choice))
             assert status == 200, body
         answers.append(body["round"])
     return answers

@@ -14,6 +14,7 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,11 @@ from typing import Any
 import httpx
 import pytest
 from backoffice_runs import play_real, seeded, winning_screen
+from sqlalchemy import select
 
 from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app, load_games
+from slotforge.rgs.schema import operators
 from slotforge.rgs.settings import load_settings
 
 from .conftest import SRC, Watch, free_port
@@ -90,7 +93,7 @@ def office(tmp_path_factory):
     try:
         wait_ready(url, process, folder / "server.log")
         players = {"ann": f"ann-{secrets.token_hex(3)}", "bob": f"bob-{secrets.token_hex(3)}"}
-        played = {name: [] for name in players}
+        played: dict[str, list[dict[str, Any]]] = {}
         for name, count in (("ann", 7), ("bob", 5)):
             token = session(url, keys["main"], players[name])
             played[name] = [play(url, token) for _ in range(count)]
@@ -101,16 +104,10 @@ def office(tmp_path_factory):
 
 
 def server_operator(conn: Any, key: str) -> int:
-    from sqlalchemy import select
-
-    from slotforge.rgs.schema import operators
-
     return conn.execute(select(operators.c.id).where(operators.c.key_hash == access.hashed(key))).scalar_one()
 
 
 def wait_ready(url: str, process: subprocess.Popen, log: Path) -> None:
-    import time
-
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -212,8 +209,6 @@ def test_a_round_is_found_by_its_player_and_its_screens_open(page_of, office):
 
 
 def test_voiding_a_completed_round_keeps_the_books_balanced(page_of, office):
-    from tests.rgs.conftest import audit  # noqa: PLC0415 - the same audit command the server's tests run
-
     page = page_of()
     target = office["played"]["ann"][0]
     page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
@@ -224,7 +219,8 @@ def test_voiding_a_completed_round_keeps_the_books_balanced(page_of, office):
     kinds = page.get_by_role("table", name="round ledger").locator("tbody td:nth-child(2)").all_inner_texts()
     assert kinds[:2] == ["stake", "win"] if cents(target["total_win"]) else kinds[:1] == ["stake"]
     assert "refund" in kinds
-    checked = audit(office["database_url"])
+    checked = subprocess.run([sys.executable, "-m", "slotforge.cli", "audit", "--database", office["database_url"]],
+                             env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 

@@ -29,10 +29,9 @@ from slotforge.games import game_codes, load_game
 from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import metrics
-from slotforge.rgs.api import backoffice
+from slotforge.rgs.api import backoffice, web
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
-from slotforge.rgs.api import web
 from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, error_answer, too_large, validation_error
 from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
 from slotforge.rgs.errors import ApiError
