@@ -20,9 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import norm
+from sqlalchemy import func, select
 
 from slotforge.rgs.app import create_app
 from slotforge.rgs.backoffice import band
+from slotforge.rgs.schema import jackpot_pools, rounds
 from slotforge.rgs.settings import load_settings
 from slotforge.rgs.volatility import volatility
 
@@ -249,10 +251,6 @@ def families(client) -> dict:
 
 def test_metrics_count_rounds_and_errors_for_prometheus(office):
     a, _b, _players, _played, app, _url = office
-    from sqlalchemy import func, select
-
-    from slotforge.rgs.schema import rounds
-
     with app.state.server.engine.connect() as conn:
         real = conn.execute(select(func.count()).where(rounds.c.fun.is_(False), rounds.c.game == GAME)).scalar_one()
     first = families(a.client)
@@ -276,3 +274,22 @@ def test_the_openapi_document_describes_the_back_office_answers(office):
         schema = doc["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
         assert schema["$ref"].endswith("/" + model)
     assert "outside_band" in doc["components"]["schemas"]["RtpLine"]["properties"]
+
+
+def test_jackpot_contributions_are_summed_exactly_and_the_pool_is_scraped(office, games):
+    """A jackpot game's rounds: each stake's share goes to the pool (Divine Fortune's model says
+    3.7%), summed per day to the fraction of a cent; ``/metrics`` shows the pool's value."""
+    _a, _b, _players, _played, app, _url = office
+    jackpot = Api(office[0].client, make_operator(app))
+    player = jackpot.player()
+    played = [player.finish(player.play("divine-fortune"))["round"] for _ in range(5)]
+    share = Decimal(games["divine-fortune"].spec.model_dump()["features"]["mega"]["contribution"])
+    day = jackpot.operator("GET", "/v1/operator/reports/daily",
+                           params={"from": "2026-03-10", "to": "2026-03-10"}).json()["days"]
+    assert [(d["game"], d["rounds"]) for d in day] == [("divine-fortune", 5)]
+    assert Decimal(day[0]["jackpot_contributions"]) == sum(Decimal(r["total_bet"]) * share for r in played)
+    with app.state.server.engine.connect() as conn:
+        pools = dict(conn.execute(select(jackpot_pools.c.name, jackpot_pools.c.current)).all())
+    scraped = families(jackpot.client)
+    assert pools and all(scraped[("slotforge_jackpot_pool", (("pool", name),))] == pytest.approx(float(value))
+                         for name, value in pools.items())
