@@ -80,8 +80,9 @@ def test_the_daily_report_counts_the_real_money_rounds_in_the_operators_day(offi
 
 
 @pytest.mark.parametrize(("params", "field"), [
-    ({"tz": "Mars/Olympus"}, "tz"), ({"from": "2026-03-12", "to": "2026-03-01"}, "from"),
+    ({"tz": "Mars/Olympus"}, "tz"), ({"tz": "America"}, "tz"), ({"tz": "zone.tab"}, "tz"), ({"from": "2026-03-12", "to": "2026-03-01"}, "from"),
     ({"from": "2024-01-01", "to": "2026-03-01"}, "from"), ({"from": "yesterday"}, "from"),
+    ({"from": "9999-12-31", "to": "9999-12-31"}, "from"), ({"from": "1969-12-31", "to": "1970-01-05"}, "from"),
 ])
 def test_a_bad_daily_report_request_names_its_field(office, params, field):
     answer = office[0].operator("GET", "/v1/operator/reports/daily", params=params)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from functools import cache
 from typing import Annotated, Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, available_timezones
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, Response
@@ -198,11 +199,16 @@ class Owed(BaseModel):
 
 
 # -- reports ------------------------------------------------------------------------------------
+@cache
+def zone_names() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
 def time_zone(name: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as error:
-        raise invalid("tz", f"tz: expected an IANA time zone (Europe/Malta), got {name!r}") from error
+    """The IANA time zone ``name`` (only a listed name: a key is a path into the zone files)."""
+    if name not in zone_names():
+        raise invalid("tz", f"tz: expected an IANA time zone (Europe/Malta), got {name!r}")
+    return ZoneInfo(name)
 
 
 @router.get("/reports/daily", response_model=None,
@@ -220,6 +226,9 @@ def daily_report(operator_id: Operator, request: Request,
     zone = time_zone(tz)
     last = last or datetime.fromtimestamp(server.now() / 1000, zone).date()
     first = first or last - timedelta(days=29)
+    for name, day in (("from", first), ("to", last)):
+        if not reports.FIRST_DAY <= day <= reports.LAST_DAY:
+            raise invalid(name, f"{name}: expected a day from {reports.FIRST_DAY} to {reports.LAST_DAY}, got {day}")
     if first > last:
         raise invalid("from", f"from: {first} is after to: {last}")
     if (last - first).days >= reports.MAX_DAYS:

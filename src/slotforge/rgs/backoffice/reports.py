@@ -21,6 +21,7 @@ from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.schema import jackpot_entries, players, rounds
 
 MAX_DAYS = 366
+FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9999, 12, 30)  # the server's clock, and a day after the last
 RATIO = Decimal("0.000001")
 
 
