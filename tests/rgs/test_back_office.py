@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import norm
 from sqlalchemy import func, select
 
+from slotforge.rgs.api import backoffice as answers
 from slotforge.rgs.app import create_app
 from slotforge.rgs.backoffice import band
 from slotforge.rgs.schema import jackpot_pools, rounds
@@ -69,6 +70,7 @@ def test_the_daily_report_counts_the_real_money_rounds_in_the_operators_day(offi
                      params={"from": "2026-03-09", "to": "2026-03-12", "tz": "UTC"}).json()
     assert [d["day"] for d in malta["days"]] == ["2026-03-11"]
     assert [d["day"] for d in utc["days"]] == ["2026-03-10"]
+    answers.DailyReport.model_validate(malta)
     day = malta["days"][0]
     stakes = sum(cents(r["total_bet"]) for r in everything)
     wins = sum(cents(r["total_win"]) for r in everything)
@@ -83,6 +85,7 @@ def test_the_daily_report_counts_the_real_money_rounds_in_the_operators_day(offi
     ({"tz": "Mars/Olympus"}, "tz"), ({"tz": "America"}, "tz"), ({"tz": "zone.tab"}, "tz"), ({"from": "2026-03-12", "to": "2026-03-01"}, "from"),
     ({"from": "2024-01-01", "to": "2026-03-01"}, "from"), ({"from": "yesterday"}, "from"),
     ({"from": "9999-12-31", "to": "9999-12-31"}, "from"), ({"from": "1969-12-31", "to": "1970-01-05"}, "from"),
+    ({"to": "0001-01-01"}, "to"),
 ])
 def test_a_bad_daily_report_request_names_its_field(office, params, field):
     answer = office[0].operator("GET", "/v1/operator/reports/daily", params=params)
@@ -100,7 +103,7 @@ def scipy_band(rtp: Decimal, std: float, stakes: list[int]) -> tuple[float, floa
 def test_the_live_rtp_stands_beside_the_theory_and_its_band(office, games):
     a, _b, _players, played, _app, _url = office
     everything = rounds_of(played)
-    report = a.operator("GET", "/v1/operator/reports/rtp").json()
+    report = answers.RtpReport.model_validate(a.operator("GET", "/v1/operator/reports/rtp").json()).model_dump()
     [line] = report["games"]
     stakes = [cents(r["total_bet"]) for r in everything]
     wins = sum(cents(r["total_win"]) for r in everything)
@@ -164,6 +167,7 @@ def test_a_player_is_found_with_balance_sessions_and_ledger(office):
     assert [p["player_id"] for p in a.operator("GET", "/v1/operator/players", params={"q": ann[:6]}).json()[
         "players"]] == [ann]
     seen = a.operator("GET", f"/v1/operator/players/{ann}/overview").json()
+    answers.PlayerOverview.model_validate(seen)
     stakes = [e for e in seen["ledger"] if e["kind"] == "stake"]
     assert len(stakes) >= len(played["ann"]) and all(cents(e["amount"]) < 0 for e in stakes)
     assert seen["ledger"][-1]["kind"] == "deposit" and seen["ledger"][-1]["amount"] == "100.00"
@@ -180,7 +184,9 @@ def test_rounds_are_found_by_player_game_status_and_win_and_open_with_their_reco
     floor = "0.01"
     winners = a.operator("GET", "/v1/operator/rounds/search", params={"min_win": floor}).json()["rounds"]
     assert {r["id"] for r in winners} == {r["id"] for r in rounds_of(played) if cents(r["total_win"]) >= 1}
-    detail = a.operator("GET", f"/v1/operator/rounds/{found[0]['id']}").json()
+    detail = answers.RoundDetail.model_validate(a.operator("GET", f"/v1/operator/rounds/{found[0]['id']}").json()
+                                                ).model_dump()
+    answers.RoundList.model_validate({"rounds": found})
     assert detail["verified"] is True and detail["round"]["steps"] and detail["summary"]["player_id"] == bob
     assert [e["kind"] for e in detail["ledger"]][:1] == ["stake"]
     assert a.operator("GET", "/v1/operator/rounds/search", params={"min_win": "1.505"}).json()["field"] == "min_win"
@@ -215,7 +221,7 @@ def test_the_operator_stops_a_players_autoplay(office):
 
 
 def test_nothing_is_owed_for_rounds_of_the_internal_wallet(office):
-    owed = office[0].operator("GET", "/v1/operator/outbox").json()
+    owed = answers.Owed.model_validate(office[0].operator("GET", "/v1/operator/outbox").json()).model_dump()
     assert owed == {"backlog": {}, "messages": [], "wallet_pending": []}
 
 

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import FileResponse, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from slotforge.rgs import metrics
 from slotforge.rgs.api import answers
@@ -37,7 +37,14 @@ Time = Annotated[str | None, Field(examples=["2026-12-02T23:33:58.903Z"], descri
 
 
 # -- answers ------------------------------------------------------------------------------------
-class DayLine(BaseModel):
+class Answer(BaseModel):
+    """A body the server builds itself: every field it has is listed (the tests validate real
+    answers against these)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class DayLine(Answer):
     day: str = Field(description="the local day (the time zone asked for), YYYY-MM-DD")
     game: str
     currency: str
@@ -51,7 +58,7 @@ class DayLine(BaseModel):
     jackpot_payouts: Money
 
 
-class DailyReport(BaseModel):
+class DailyReport(Answer):
     """Per game and local day, the operator's real-money rounds that finished."""
 
     time_zone: str = Field(description="the IANA time zone the days are in")
@@ -60,7 +67,7 @@ class DailyReport(BaseModel):
     days: list[DayLine] = Field(description="one line per day, game and currency with rounds, by day")
 
 
-class RtpLine(BaseModel):
+class RtpLine(Answer):
     game: str
     rounds: int = Field(description="real-money rounds finished in the period")
     stakes: Money
@@ -76,7 +83,7 @@ class RtpLine(BaseModel):
     outside_band: bool = Field(description="the actual RTP is outside the band: look at the game")
 
 
-class RtpReport(BaseModel):
+class RtpReport(Answer):
     """Live RTP against theory, per game."""
 
     since: Time = Field(description="the period's start as asked (none: every round)")
@@ -84,7 +91,7 @@ class RtpReport(BaseModel):
     games: list[RtpLine] = Field(description="one line per game with rounds in the period")
 
 
-class PlayerLine(BaseModel):
+class PlayerLine(Answer):
     player_id: str = Field(description="the operator's id of the player")
     currency: str = Field(description="the player's currency")
     balance: Money = Field(description="the balance (a seamless wallet's: the last one it told)")
@@ -93,13 +100,13 @@ class PlayerLine(BaseModel):
     last_round_at: Time = Field(description="when the player last started a round")
 
 
-class PlayerList(BaseModel):
+class PlayerList(Answer):
     """The operator's players found, most recently active first."""
 
     players: list[PlayerLine] = Field(description="the players found")
 
 
-class SessionLine(BaseModel):
+class SessionLine(Answer):
     id: int
     jurisdiction: str
     language: str | None
@@ -107,7 +114,7 @@ class SessionLine(BaseModel):
     last_seen: Time
 
 
-class OpenRound(BaseModel):
+class OpenRound(Answer):
     id: int
     game: str
     status: str
@@ -115,7 +122,7 @@ class OpenRound(BaseModel):
     started_at: Time
 
 
-class PlanLine(BaseModel):
+class PlanLine(Answer):
     """An autoplay plan and where it stands."""
 
     id: int = Field(description="the plan's id")
@@ -127,7 +134,7 @@ class PlanLine(BaseModel):
     created_at: Time = Field(description="when the player started it")
 
 
-class LedgerLine(BaseModel):
+class LedgerLine(Answer):
     id: int
     kind: str
     amount: Money = Field(description="signed: what the entry did to the balance")
@@ -145,7 +152,7 @@ class PlayerOverview(PlayerLine):
     ledger: list[LedgerLine] = Field(description="the latest entries, newest first")
 
 
-class RoundLine(BaseModel):
+class RoundLine(Answer):
     id: int
     player_id: str
     game: str
@@ -160,24 +167,24 @@ class RoundLine(BaseModel):
     wallet_status: str | None
 
 
-class RoundList(BaseModel):
+class RoundList(Answer):
     """Rounds found, newest first."""
 
     rounds: list[RoundLine] = Field(description="the rounds, without their records")
 
 
-class RoundDetail(BaseModel):
+class RoundDetail(Answer):
     """One round: its line, its record, its replay check and its money."""
 
     summary: RoundLine = Field(description="the round as a line of a list")
-    round: dict[str, Any] = Field(description="the round as the player's recall shows it: the engine's record "
+    round: answers.Round = Field(description="the round as the player's recall shows it: the engine's record "
                                               "and the server's fields")
     verified: bool | None = Field(description="replaying the record's inputs gives the same record; none for a "
                                               "round voided before it played")
     ledger: list[LedgerLine] = Field(description="the money the round moved")
 
 
-class OutboxLine(BaseModel):
+class OutboxLine(Answer):
     id: int
     target: str
     kind: str
@@ -189,7 +196,7 @@ class OutboxLine(BaseModel):
     last_error: str | None
 
 
-class Owed(BaseModel):
+class Owed(Answer):
     """What is still owed for the operator's rounds."""
 
     backlog: dict[str, int] = Field(description="undelivered messages of this operator's rounds, by target")
@@ -224,11 +231,11 @@ def daily_report(operator_id: Operator, request: Request,
     and payouts of the operator's real-money rounds, per currency."""
     server = server_of(request)
     zone = time_zone(tz)
+    for name, day in (("from", first), ("to", last)):
+        if day is not None and not reports.FIRST_DAY <= day <= reports.LAST_DAY:
+            raise invalid(name, f"{name}: expected a day from {reports.FIRST_DAY} to {reports.LAST_DAY}, got {day}")
     last = last or datetime.fromtimestamp(server.now() / 1000, zone).date()
     first = first or last - timedelta(days=29)
-    for name, day in (("from", first), ("to", last)):
-        if not reports.FIRST_DAY <= day <= reports.LAST_DAY:
-            raise invalid(name, f"{name}: expected a day from {reports.FIRST_DAY} to {reports.LAST_DAY}, got {day}")
     if first > last:
         raise invalid("from", f"from: {first} is after to: {last}")
     if (last - first).days >= reports.MAX_DAYS:

@@ -21,7 +21,9 @@ from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.schema import jackpot_entries, players, rounds
 
 MAX_DAYS = 366
-FIRST_DAY, LAST_DAY = date(1970, 1, 2), date(9999, 12, 30)  # the server's clock, and a day after the last
+# Days a report may name: within the server's clock (a month of margin for the default range's
+# start before the last day) and a day before the calendar's end.
+FIRST_DAY, LAST_DAY = date(1970, 2, 1), date(9999, 12, 30)
 RATIO = Decimal("0.000001")
 
 
