@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import norm
 from sqlalchemy import func, select
 
+from slotforge.rgs import outbox
 from slotforge.rgs.api import backoffice as answers
 from slotforge.rgs.app import create_app
 from slotforge.rgs.backoffice import band
@@ -225,6 +226,25 @@ def test_nothing_is_owed_for_rounds_of_the_internal_wallet(office):
     assert owed == {"backlog": {}, "messages": [], "wallet_pending": []}
 
 
+def test_a_message_owed_for_an_operators_round_is_listed_for_it_alone(office):
+    """A message held in the outbox for one of A's rounds (as a seamless wallet's credit waits
+    there): A's outbox lists it with its backlog, B's does not."""
+    a, b, _players, played, app, _url = office
+    server = app.state.server
+    round_id = played["bob"][-1]["id"]
+    with server.transaction() as conn:
+        outbox.enqueue(conn, "wallet", "credit", f"test-credit-{round_id}", {"amount": "1.00"}, now=server.now(),
+                       round_id=round_id, hold_ms=3_600_000)
+    try:
+        owed = answers.Owed.model_validate(a.operator("GET", "/v1/operator/outbox").json()).model_dump()
+        assert owed["backlog"] == {"wallet": 1}
+        assert [(m["kind"], m["round_id"], m["attempts"]) for m in owed["messages"]] == [("credit", round_id, 0)]
+        assert b.operator("GET", "/v1/operator/outbox").json() == {"backlog": {}, "messages": [], "wallet_pending": []}
+    finally:
+        with server.transaction() as conn:
+            assert outbox.cancel(conn, "wallet", f"test-credit-{round_id}")
+
+
 # -- another operator -------------------------------------------------------------------------------
 def test_another_operators_key_sees_none_of_the_first_operators_players_rounds_or_figures(office):
     a, b, players, played, _app, _url = office
@@ -300,3 +320,19 @@ def test_jackpot_contributions_are_summed_exactly_and_the_pool_is_scraped(office
     scraped = families(jackpot.client)
     assert pools and all(scraped[("slotforge_jackpot_pool", (("pool", name),))] == pytest.approx(float(value))
                          for name, value in pools.items())
+
+
+def test_a_local_day_is_23_or_25_hours_long_when_the_clocks_change():
+    """Malta moves its clocks on the last Sundays of March and October: those days are 23 and 25
+    hours long, and each starts at local midnight (UTC+1 in winter, UTC+2 in summer)."""
+    from datetime import date
+    from zoneinfo import ZoneInfo
+
+    from slotforge.rgs.backoffice.reports import day_starts
+
+    malta = ZoneInfo("Europe/Malta")
+    spring = day_starts(date(2026, 3, 29), date(2026, 3, 29), malta)
+    autumn = day_starts(date(2026, 10, 25), date(2026, 10, 25), malta)
+    hour = 3_600_000
+    assert spring[0] == datetime(2026, 3, 28, 23, tzinfo=UTC).timestamp() * 1000
+    assert (spring[1] - spring[0], autumn[1] - autumn[0]) == (23 * hour, 25 * hour)
