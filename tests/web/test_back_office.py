@@ -97,6 +97,9 @@ def office(tmp_path_factory):
         for name, count in (("ann", 7), ("bob", 5)):
             token = session(url, keys["main"], players[name])
             played[name] = [play(url, token) for _ in range(count)]
+        plan = httpx.post(f"{url}/v1/autoplay", json={"game": GAME, "rounds": 50, "cash_decrease": "10.00"},
+                          headers={"Authorization": f"Bearer {token}", "Idempotency-Key": secrets.token_hex(8)})
+        assert plan.status_code == 200, plan.text
         yield {"url": url, "keys": keys, "players": players, "played": played, "database_url": database_url}
     finally:
         process.terminate()
@@ -250,6 +253,17 @@ def test_a_player_is_looked_up_with_balance_and_ledger(page_of, office):
     assert page.locator("#balance").inner_text() == f"{api['balance']} EUR"
     assert page.get_by_role("table", name="ledger").locator("tbody tr").count() >= 8  # a deposit, 7 stakes
     shoot(page, "player")
+
+
+def test_the_operator_stops_a_players_autoplay(page_of, office):
+    page = page_of()
+    bob = office["players"]["bob"]
+    page.goto(f"{office['url']}/operator#/players/{bob}")
+    plans = page.get_by_role("table", name="autoplay plans")
+    plans.get_by_role("button", name="Stop").click()
+    plans.locator("td", has_text="operator").wait_for()
+    assert plans.get_by_role("button", name="Stop").count() == 0
+    shoot(page, "player-autoplay-stopped")
 
 
 def test_another_operator_sees_nothing_of_the_first(page_of, office):
