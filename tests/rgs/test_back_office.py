@@ -281,15 +281,15 @@ def test_metrics_count_rounds_and_errors_for_prometheus(office):
     with app.state.server.engine.connect() as conn:
         real = conn.execute(select(func.count()).where(rounds.c.fun.is_(False), rounds.c.game == GAME)).scalar_one()
     first = families(a.client)
-    assert first[("slotforge_rounds_started_total", (("game", GAME), ("mode", "real")))] == real
-    assert first[("slotforge_rounds_started_total", (("game", GAME), ("mode", "fun")))] >= 1
+    assert first[("slotforge_rounds_started_total", (("currency", "EUR"), ("game", GAME), ("mode", "real")))] == real
+    assert first[("slotforge_rounds_started_total", (("currency", "EUR"), ("game", GAME), ("mode", "fun")))] >= 1
     errors = ("slotforge_errors_total", (("code", "INVALID_API_KEY"),))
     a.client.get("/v1/operator/reports/rtp")  # no key
     player = a.player()
     player.play(GAME)
     second = families(a.client)
     assert second[errors] == first.get(errors, 0) + 1
-    assert second[("slotforge_rounds_started_total", (("game", GAME), ("mode", "real")))] == real + 1
+    assert second[("slotforge_rounds_started_total", (("currency", "EUR"), ("game", GAME), ("mode", "real")))] == real + 1
     assert ("slotforge_request_seconds_count", (("route", "GET /v1/operator/reports/rtp"),)) in second
 
 

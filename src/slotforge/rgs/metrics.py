@@ -64,21 +64,22 @@ class RequestTimer:
 
 
 class RoundsSeen:
-    """Rounds started per (game, mode) and their stakes, counted on from the last round id seen."""
+    """Rounds started per (game, mode, currency) and their stakes in minor units, counted on from
+    the last round id seen."""
 
     def __init__(self) -> None:
         self.last_id = 0
-        self.started: dict[tuple[str, str], int] = defaultdict(int)
-        self.staked: dict[tuple[str, str], int] = defaultdict(int)
+        self.started: dict[tuple[str, str, str], int] = defaultdict(int)
+        self.staked: dict[tuple[str, str, str], int] = defaultdict(int)
         self.lock = threading.Lock()
 
     def update(self, engine: Engine) -> None:
-        mode = rounds.c.fun
+        columns = (rounds.c.game, rounds.c.fun, rounds.c.currency)
         with self.lock, engine.connect() as conn:
-            query = (select(rounds.c.game, mode, func.count(), func.coalesce(func.sum(rounds.c.stake), 0),
-                            func.max(rounds.c.id)).where(rounds.c.id > self.last_id).group_by(rounds.c.game, mode))
-            for game, fun, count, stakes, highest in conn.execute(query):
-                key = (game, "fun" if fun else "real")
+            query = (select(*columns, func.count(), func.coalesce(func.sum(rounds.c.stake), 0), func.max(rounds.c.id))
+                     .where(rounds.c.id > self.last_id).group_by(*columns))
+            for game, fun, currency, count, stakes, highest in conn.execute(query):
+                key = (game, "fun" if fun else "real", currency)
                 self.started[key] += int(count)
                 self.staked[key] += int(stakes)
                 self.last_id = max(self.last_id, int(highest))
@@ -94,13 +95,13 @@ class DatabaseCollector(Collector):
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
         self.seen.update(self.engine)
-        started = CounterMetricFamily("slotforge_rounds_started", "rounds started, by game and mode (real, fun)",
-                                      labels=["game", "mode"])
-        staked = CounterMetricFamily("slotforge_stakes", "stakes of the rounds started, in the currencies' units",
-                                     labels=["game", "mode"])
-        for (game, mode), count in sorted(self.seen.started.items()):
-            started.add_metric([game, mode], count)
-            staked.add_metric([game, mode], float(Decimal(self.seen.staked[(game, mode)]) / 100))
+        started = CounterMetricFamily("slotforge_rounds_started", "rounds started, by game, mode (real, fun) "
+                                      "and currency", labels=["game", "mode", "currency"])
+        staked = CounterMetricFamily("slotforge_stakes", "stakes of the rounds started, in the currency's units",
+                                     labels=["game", "mode", "currency"])
+        for key, count in sorted(self.seen.started.items()):
+            started.add_metric(list(key), count)
+            staked.add_metric(list(key), float(Decimal(self.seen.staked[key]) / 100))
         yield started
         yield staked
         yield from self.from_tables()
