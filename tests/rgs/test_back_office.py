@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 import pytest
 from backoffice_runs import play_real, seeded, winning_screen
@@ -20,12 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import norm
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, literal, select
 
 from slotforge.rgs import outbox
 from slotforge.rgs.api import backoffice as answers
 from slotforge.rgs.app import create_app
 from slotforge.rgs.backoffice import band
+from slotforge.rgs.backoffice.reports import day_starts, local_day
 from slotforge.rgs.schema import jackpot_pools, rounds
 from slotforge.rgs.settings import load_settings
 from slotforge.rgs.volatility import volatility
@@ -34,6 +36,7 @@ from .conftest import Api, FakeClock, audit, make_operator
 
 LATE_EVENING = datetime(2026, 3, 10, 23, 30, tzinfo=UTC).timestamp()  # 00:30 on the 11th in Malta (UTC+1)
 GAME = "dynasty"
+IN_MEMORY = create_engine("sqlite://")  # for SQL expressions alone
 
 
 @pytest.fixture(scope="module")
@@ -239,6 +242,7 @@ def test_a_message_owed_for_an_operators_round_is_listed_for_it_alone(office):
         owed = answers.Owed.model_validate(a.operator("GET", "/v1/operator/outbox").json()).model_dump()
         assert owed["backlog"] == {"wallet": 1}
         assert [(m["kind"], m["round_id"], m["attempts"]) for m in owed["messages"]] == [("credit", round_id, 0)]
+        assert [r["id"] for r in owed["wallet_pending"]] == [round_id]
         assert b.operator("GET", "/v1/operator/outbox").json() == {"backlog": {}, "messages": [], "wallet_pending": []}
     finally:
         with server.transaction() as conn:
@@ -325,14 +329,26 @@ def test_jackpot_contributions_are_summed_exactly_and_the_pool_is_scraped(office
 def test_a_local_day_is_23_or_25_hours_long_when_the_clocks_change():
     """Malta moves its clocks on the last Sundays of March and October: those days are 23 and 25
     hours long, and each starts at local midnight (UTC+1 in winter, UTC+2 in summer)."""
-    from datetime import date
-    from zoneinfo import ZoneInfo
-
-    from slotforge.rgs.backoffice.reports import day_starts
-
     malta = ZoneInfo("Europe/Malta")
     spring = day_starts(date(2026, 3, 29), date(2026, 3, 29), malta)
     autumn = day_starts(date(2026, 10, 25), date(2026, 10, 25), malta)
     hour = 3_600_000
     assert spring[0] == datetime(2026, 3, 28, 23, tzinfo=UTC).timestamp() * 1000
     assert (spring[1] - spring[0], autumn[1] - autumn[0]) == (23 * hour, 25 * hour)
+
+
+@settings(max_examples=300, deadline=None)
+@given(moment=st.integers(datetime(2000, 1, 2, tzinfo=UTC).timestamp() * 1000,
+                          datetime(2040, 12, 30, tzinfo=UTC).timestamp() * 1000),
+       zone=st.sampled_from(["Europe/Malta", "America/New_York", "Asia/Kathmandu", "Australia/Lord_Howe", "UTC",
+                             "Pacific/Chatham", "America/St_Johns"]))
+def test_the_databases_local_day_of_an_instant_is_pythons(moment, zone):
+    """The day index SQL computes (SQLite here) is the local date Python's zoneinfo gives."""
+    tz = ZoneInfo(zone)
+    local = datetime.fromtimestamp(moment / 1000, tz).date()
+    first = local - timedelta(days=moment % 20)  # the range's first day, up to 19 days before
+    starts = day_starts(first, local + timedelta(days=moment % 7), tz)
+    with IN_MEMORY.connect() as conn:
+        index = conn.execute(select(local_day(literal(moment), starts, tz))).scalar_one()
+    assert first + timedelta(days=index) == local
+

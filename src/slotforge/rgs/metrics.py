@@ -6,7 +6,8 @@ Two kinds of figures:
   server process (and worker) answers the same: rounds started per game and mode, and their
   stakes (counters, counted on from the highest round id the process has seen, so a scrape reads
   only the rounds since the last one), rounds open per game, the outbox's backlog and the age of
-  its oldest message per target, seamless rounds waiting at the wallet, and each jackpot pool;
+  its oldest message per target, seamless wins not yet acknowledged, and each jackpot pool; each
+  through an index, never a walk through every round;
 - counted in this process: error answers by code (every error answer goes through
   :func:`count_error`) and request latency per route (the FastAPI routes through
   :class:`RequestTimer`; the round route may call :func:`observe` once per round).
@@ -114,8 +115,9 @@ class DatabaseCollector(Collector):
                                        .group_by(rounds.c.game, rounds.c.status)).all()
             backlog = conn.execute(select(outbox.c.target, func.count(), func.min(outbox.c.created_at))
                                    .where(outbox.c.delivered_at.is_(None)).group_by(outbox.c.target)).all()
+            # (the partial index of credits on their way: no walk through every round)
             wallet = conn.execute(select(func.count()).select_from(rounds).where(
-                rounds.c.wallet_status.in_(("credit_pending", "rollback_pending")))).scalar_one()
+                rounds.c.wallet_status == "credit_pending")).scalar_one()
             pools = conn.execute(select(jackpot_pools.c.name, jackpot_pools.c.current, jackpot_pools.c.wins)).all()
         opened = GaugeMetricFamily("slotforge_rounds_open", "rounds open (awaiting a decision, or pending at a "
                                    "seamless wallet's debit), by game", labels=["game", "status"])
@@ -131,8 +133,8 @@ class DatabaseCollector(Collector):
             oldest.add_metric([target], max(0, now - int(first)) / 1000)
         yield queued
         yield oldest
-        yield GaugeMetricFamily("slotforge_wallet_pending_rounds", "seamless rounds whose credit or rollback the "
-                                "wallet has not acknowledged", value=int(wallet))
+        yield GaugeMetricFamily("slotforge_wallet_credits_pending", "seamless rounds whose win the wallet has not "
+                                "acknowledged yet", value=int(wallet))
         value = GaugeMetricFamily("slotforge_jackpot_pool", "a jackpot pool's current value (EUR)", labels=["pool"])
         wins = CounterMetricFamily("slotforge_jackpot_wins", "a jackpot pool's wins", labels=["pool"])
         for name, current, won in pools:

@@ -153,8 +153,11 @@ def owed(conn: Connection, operator_id: int, limit: int) -> dict[str, Any]:
         players.c.operator_id == operator_id)
     messages = conn.execute(select(outbox).where(outbox.c.delivered_at.is_(None), outbox.c.round_id.in_(mine))
                             .order_by(outbox.c.id).limit(limit)).mappings().all()
+    # Through the indexes: a pending round's status, and the wallet's messages still owed (its
+    # credits and rollbacks), never a walk through every round.
+    owed_to_wallet = select(outbox.c.round_id).where(outbox.c.delivered_at.is_(None), outbox.c.target == "wallet")
     waiting = conn.execute(operator_rounds(operator_id).where(or_(
-        rounds.c.status == "pending", rounds.c.wallet_status.in_(("credit_pending", "rollback_pending"))))
+        rounds.c.status == "pending", rounds.c.id.in_(owed_to_wallet)))
         .order_by(rounds.c.id).limit(limit)).mappings().all()
     backlog = conn.execute(select(outbox.c.target, func.count()).where(
         outbox.c.delivered_at.is_(None), outbox.c.round_id.in_(mine)).group_by(outbox.c.target)).all()

@@ -21,6 +21,7 @@ from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.schema import jackpot_entries, players, rounds
 
 MAX_DAYS = 366
+DAY_MS = 86_400_000
 # Days a report may name: within the server's clock (a month of margin for the default range's
 # start before the last day) and a day before the calendar's end.
 FIRST_DAY, LAST_DAY = date(1970, 2, 1), date(9999, 12, 30)
@@ -44,9 +45,38 @@ def day_starts(first: date, last: date, zone: ZoneInfo) -> list[int]:
     return [int(datetime.combine(first + timedelta(days=n), time(), zone).timestamp() * 1000) for n in range(days)]
 
 
-def day_of(starts: list[int]) -> Any:
-    """A SQL expression: the index of the local day a round finished in (0 = the first)."""
-    return case(*((rounds.c.finished_at < start, index) for index, start in enumerate(starts[1:])), else_=-1)
+def offset_ms(moment: int, zone: ZoneInfo) -> int:
+    """The zone's UTC offset at ``moment`` (ms since the epoch), in ms."""
+    offset = datetime.fromtimestamp(moment / 1000, zone).utcoffset()
+    return int(offset.total_seconds() * 1000) if offset is not None else 0
+
+
+def offset_pieces(starts: list[int], zone: ZoneInfo) -> list[tuple[int, int]]:
+    """``(from, offset)`` in ms: the zone's UTC offset from the range's start and from each
+    instant it changes within the range (found to the millisecond between two day starts)."""
+    pieces = [(starts[0], offset_ms(starts[0], zone))]
+    for day_start, next_start in zip(starts, starts[1:], strict=False):
+        before, after = offset_ms(day_start, zone), offset_ms(next_start, zone)
+        if before != after:
+            low, high = day_start, next_start  # low has the old offset, high the new
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (middle, high) if offset_ms(middle, zone) == before else (low, middle)
+            pieces.append((high, after))
+    return pieces
+
+
+def local_day(moment: Any, starts: list[int], zone: ZoneInfo) -> Any:
+    """A SQL expression: the index of the local day (0 = the range's first) of ``moment`` (ms):
+    its wall-clock time, ``moment + offset``, in whole days. One addition and one integer
+    division a row, whatever the range's length; the offset is a constant but across a change
+    of the clocks."""
+    pieces = offset_pieces(starts, zone)
+    offset = (pieces[0][1] if len(pieces) == 1 else
+              case(*((moment < since, before) for (_, before), (since, _) in zip(pieces, pieces[1:], strict=False)),
+                   else_=pieces[-1][1]))
+    first_day = (starts[0] + pieces[0][1]) // DAY_MS
+    return (moment + offset) // DAY_MS - first_day
 
 
 @dataclass(frozen=True)
@@ -60,13 +90,13 @@ def daily(conn: Connection, operator_id: int, first: date, last: date, zone: Zon
     """Per local day, game and currency: rounds, players, stakes, wins, GGR, hit rate, jackpot
     contributions and payouts (days without rounds are left out)."""
     starts = day_starts(first, last, zone)
-    day = day_of(starts).label("day")
+    day = local_day(rounds.c.finished_at, starts, zone).label("day")
     in_range = (rounds.c.finished_at >= starts[0], rounds.c.finished_at < starts[-1])
     query = (real_rounds(operator_id).add_columns(
         day, rounds.c.game, rounds.c.currency, func.count(), func.count(func.distinct(rounds.c.player_id)),
         func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(case((rounds.c.win > 0, 1), else_=0)),
         func.sum(rounds.c.jackpot_win)).where(*in_range).group_by(day, rounds.c.game, rounds.c.currency))
-    contributions = contributed(conn, operator_id, starts)
+    contributions = contributed(conn, operator_id, starts, zone)
     rows = []
     for index, game, currency, count, people, stakes, wins, hits, jackpot_paid in conn.execute(query):
         key = DayKey(int(index), game, currency)
@@ -80,9 +110,9 @@ def daily(conn: Connection, operator_id: int, first: date, last: date, zone: Zon
     return sorted(rows, key=lambda row: (row["day"], row["game"], row["currency"]))
 
 
-def contributed(conn: Connection, operator_id: int, starts: list[int]) -> dict[DayKey, Decimal]:
+def contributed(conn: Connection, operator_id: int, starts: list[int], zone: ZoneInfo) -> dict[DayKey, Decimal]:
     """The jackpot contributions of the operator's rounds, per local day, game and currency (exact)."""
-    day = day_of(starts)
+    day = local_day(rounds.c.finished_at, starts, zone)
     query = (real_rounds(operator_id).add_columns(day, rounds.c.game, rounds.c.currency, jackpot_entries.c.amount)
              .join(jackpot_entries, jackpot_entries.c.round_id == rounds.c.id)
              .where(jackpot_entries.c.kind == "contribution", rounds.c.finished_at >= starts[0],
