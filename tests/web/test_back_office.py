@@ -172,6 +172,9 @@ def test_a_wrong_key_is_refused_and_the_key_stays_in_the_tab(page_of, office):
     assert page.evaluate("sessionStorage.getItem('slotforge.operatorKey')") == office["keys"]["main"]
     assert page.evaluate("localStorage.length") == 0
     assert page.evaluate("document.cookie") == ""
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_label("Operator API key").wait_for()
+    assert page.evaluate("sessionStorage.getItem('slotforge.operatorKey')") is None
 
 
 def test_the_dashboard_shows_the_rounds_played(page_of, office):
@@ -192,6 +195,7 @@ def test_a_round_is_found_by_its_player_and_its_screens_open(page_of, office):
     page = page_of()
     page.get_by_role("link", name="Rounds").click()
     bob = office["players"]["bob"]
+    page.get_by_label("Started from (UTC)").fill("2020-01-01T00:00")
     page.get_by_label("Player").fill(bob)
     page.get_by_role("button", name="Find").click()
     lines = page.get_by_role("table", name="rounds").locator("tbody tr")

@@ -13,7 +13,7 @@ const FILTERS = ["player", "game", "status", "from", "to", "min_win", "max_win"]
 export async function showRounds(view: HTMLElement, params: URLSearchParams): Promise<void> {
   const asked = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ""]));
   const found = await call<{ rounds: RoundLine[] }>("GET", `/v1/operator/rounds/search${query({
-    ...asked, from: asked.from && `${asked.from}:00`, to: asked.to && `${asked.to}:00`,
+    ...asked, from: withSeconds(asked.from), to: withSeconds(asked.to),
   })}`);
   const status = ["", "complete", "awaiting", "void", "pending"]
     .map((s) => `<option value="${s}" ${s === asked.status ? "selected" : ""}>${s || "any"}</option>`).join("");
@@ -38,6 +38,11 @@ export async function showRounds(view: HTMLElement, params: URLSearchParams): Pr
     event.preventDefault();
     location.hash = `#/rounds${query(fields(form))}`;
   });
+}
+
+/** A datetime-local value ("2026-12-04T10:00", seconds optional) as the API's ISO time. */
+function withSeconds(value: string): string {
+  return value.length === 16 ? `${value}:00` : value;
 }
 
 export async function showRound(view: HTMLElement, id: number): Promise<void> {
