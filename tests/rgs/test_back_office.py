@@ -44,7 +44,8 @@ def office(module_database_url, games):
     """A server on the module's database with two operators: A, whose players have played, and B."""
     clock = FakeClock()
     clock.now = LATE_EVENING
-    app = create_app(load_settings(None, database_url=module_database_url), games=games, clock=clock)
+    app = create_app(load_settings(None, database_url=module_database_url, currencies=["EUR", "GBP"]), games=games,
+                     clock=clock)
     client = TestClient(app)
     a, b = Api(client, make_operator(app)), Api(client, make_operator(app))
     players = {name: a.player(player_id=f"{name}-{secrets.token_hex(3)}") for name in ("ann", "bob")}
@@ -83,6 +84,18 @@ def test_the_daily_report_counts_the_real_money_rounds_in_the_operators_day(offi
     hits = sum(1 for r in everything if cents(r["total_win"]) > 0)
     assert Decimal(day["hit_rate"]) == (Decimal(hits) / 10).quantize(Decimal("0.000001"))
     assert day["jackpot_payouts"] == "0.00" and Decimal(day["jackpot_contributions"]) == 0
+
+
+def test_the_daily_report_keeps_each_currency_apart(office):
+    multi = Api(office[0].client, make_operator(office[4]))
+    played = {}
+    for currency, count in (("EUR", 2), ("GBP", 3)):
+        player = multi.player(currency=currency)
+        played[currency] = [player.finish(player.play(GAME))["round"] for _ in range(count)]
+    days = multi.operator("GET", "/v1/operator/reports/daily", params={"from": "2026-03-10", "to": "2026-03-10"}
+                          ).json()["days"]
+    assert [(d["currency"], d["rounds"], cents(d["stakes"])) for d in days] == [
+        (currency, len(rounds), sum(cents(r["total_bet"]) for r in rounds)) for currency, rounds in played.items()]
 
 
 @pytest.mark.parametrize(("params", "field"), [
@@ -283,7 +296,8 @@ def families(client) -> dict:
 def test_metrics_count_rounds_and_errors_for_prometheus(office):
     a, _b, _players, _played, app, _url = office
     with app.state.server.engine.connect() as conn:
-        real = conn.execute(select(func.count()).where(rounds.c.fun.is_(False), rounds.c.game == GAME)).scalar_one()
+        real = conn.execute(select(func.count()).where(rounds.c.fun.is_(False), rounds.c.game == GAME,
+                                                       rounds.c.currency == "EUR")).scalar_one()
     first = families(a.client)
     assert first[("slotforge_rounds_started_total", (("currency", "EUR"), ("game", GAME), ("mode", "real")))] == real
     assert first[("slotforge_rounds_started_total", (("currency", "EUR"), ("game", GAME), ("mode", "fun")))] >= 1
