@@ -43,6 +43,8 @@ RULES = {
     "slotforge.db": ("slotforge.rgs", "slotforge.jackpot"),
     "slotforge.jackpot": ("slotforge.rgs",),
     "slotforge.rgs.rounds": ("slotforge.rgs.api",),
+    "slotforge.rgs.backoffice": ("slotforge.rgs.api",),
+    "slotforge.rgs.metrics": ("slotforge.rgs.api", "slotforge.rgs.rounds"),
     "slotforge.rgs.wallets": ("slotforge.rgs.api", "slotforge.rgs.rounds", "slotforge.rgs.jackpots"),
     "slotforge.rgs.jackpots": ("slotforge.rgs.api", "slotforge.rgs.rounds", "slotforge.rgs.wallets"),
 }

@@ -1,7 +1,8 @@
 import { defineConfig } from "vite";
 
 // The build goes into the Python package, which `slotforge serve` serves; the dev server
-// forwards the API to a `slotforge serve` on the default port.
+// forwards the API to a `slotforge serve` on the default port. Two pages: the player's client
+// (index.html) and the operator's back office (operator.html, served at /operator).
 export default defineConfig({
   base: "/",
   build: {
@@ -9,6 +10,12 @@ export default defineConfig({
     emptyOutDir: true,
     assetsDir: "assets",
     target: "es2022",
+    rollupOptions: {
+      input: {
+        main: "index.html", // paths from web/, where the build runs
+        operator: "operator.html",
+      },
+    },
   },
   server: {
     proxy: { "/v1": "http://127.0.0.1:8000" },

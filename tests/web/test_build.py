@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 DIST = ROOT / "src" / "slotforge" / "web" / "dist"
-ROOT_FILES = ["index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts"]
+ROOT_FILES = ["index.html", "operator.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts"]
 
 
 def sources_hash(web: Path = WEB) -> str:

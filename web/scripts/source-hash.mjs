@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const ROOT_FILES = ["index.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts"];
+const ROOT_FILES = ["index.html", "operator.html", "package.json", "package-lock.json", "tsconfig.json", "vite.config.ts"];
 
 function walk(folder) {
   return readdirSync(folder).flatMap((name) => {

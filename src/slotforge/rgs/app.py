@@ -28,9 +28,10 @@ from slotforge.engine.game import Game
 from slotforge.games import game_codes, load_game
 from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
+from slotforge.rgs import metrics
+from slotforge.rgs.api import backoffice, web
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
-from slotforge.rgs.api import web
 from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, error_answer, too_large, validation_error
 from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
 from slotforge.rgs.errors import ApiError
@@ -79,9 +80,13 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app.state.jackpot_hub = Hub(offered_pools(server))
     app.include_router(player_api.router)
     app.include_router(operator_api.router)
+    app.include_router(backoffice.router)
+    app.include_router(backoffice.pages)
+    app.state.metrics = metrics.registry_for(engine, server.now)
     web.install(app)
     install_error_answers(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(metrics.RequestTimer)
     app.round_route = RoundRoute(server)  # the busiest request skips the rest
     return app
 

@@ -21,6 +21,7 @@ from starlette.types import Receive
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from slotforge.rgs.errors import ApiError
+from slotforge.rgs.metrics import count_error
 
 MAX_BODY_BYTES = 64 * 1024
 LOCATIONS = (["body"], ["query"], ["path"], ["header"])  # where FastAPI says a field was
@@ -28,7 +29,8 @@ INTERNAL = ApiError(500, "INTERNAL", "internal error; nothing was changed")  # n
 
 
 def error_answer(error: ApiError) -> JSONResponse:
-    """``{"error", "message", "field"?}`` with the error's status and headers."""
+    """``{"error", "message", "field"?}`` with the error's status and headers (counted for ``/metrics``)."""
+    count_error(error.code)
     return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
 
 

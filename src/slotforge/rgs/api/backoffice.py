@@ -1,0 +1,368 @@
+"""The back office's routes: the ``/operator`` page, its Operator API reports and look-ups
+(``X-Api-Key``, one operator's players and rounds only), and ``/metrics`` for operations.
+
+The queries are in :mod:`slotforge.rgs.backoffice`; each answer here is a declared model, so
+``/openapi.json`` describes it."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from functools import cache
+from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, available_timezones
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import FileResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from slotforge.rgs import metrics
+from slotforge.rgs.api import answers
+from slotforge.rgs.api.models import Code, Id, Moment, millis
+from slotforge.rgs.api.operator import Operator
+from slotforge.rgs.api.player import verify
+from slotforge.rgs.api.web import client_dist
+from slotforge.rgs.backoffice import lookups, reports
+from slotforge.rgs.errors import ApiError, invalid
+from slotforge.rgs.money import parse_amount
+from slotforge.rgs.rounds.service import round_view, server_of
+from slotforge.rgs.volatility import volatility
+
+router = APIRouter(prefix="/v1/operator", tags=["back office"])
+pages = APIRouter()
+
+Money = Annotated[str, Field(examples=["12.50"], description="an amount as exact decimal text")]
+Ratio = Annotated[str, Field(examples=["0.951234"], description="a ratio as exact decimal text (0.95 is 95%)")]
+Time = Annotated[str | None, Field(examples=["2026-12-02T23:33:58.903Z"], description="an ISO 8601 UTC time")]
+
+
+# -- answers ------------------------------------------------------------------------------------
+class Answer(BaseModel):
+    """A body the server builds itself: every field it has is listed (the tests validate real
+    answers against these)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class DayLine(Answer):
+    day: str = Field(description="the local day (the time zone asked for), YYYY-MM-DD")
+    game: str
+    currency: str
+    rounds: int
+    players: int = Field(description="distinct players who finished a round that day")
+    stakes: Money
+    wins: Money = Field(description="wins paid, jackpot wins included")
+    ggr: Money = Field(description="stakes - wins (negative when the players won)")
+    hit_rate: Ratio | None = Field(description="rounds that won anything / rounds")
+    jackpot_contributions: Ratio = Field(description="to the progressive pools, exact (fractions of a cent)")
+    jackpot_payouts: Money
+
+
+class DailyReport(Answer):
+    """Per game and local day, the operator's real-money rounds that finished."""
+
+    time_zone: str = Field(description="the IANA time zone the days are in")
+    first: str = Field(description="the first day, YYYY-MM-DD")
+    last: str = Field(description="the last day, included")
+    days: list[DayLine] = Field(description="one line per day, game and currency with rounds, by day")
+
+
+class RtpLine(Answer):
+    game: str
+    rounds: int = Field(description="real-money rounds finished in the period")
+    stakes: Money
+    wins: Money
+    rtp: Ratio | None = Field(description="actual: wins / stakes of every real-money round finished in the period")
+    theoretical_rtp: Ratio | None = Field(description="the game's published RTP")
+    std_per_round: str | None = Field(description="standard deviation of one round in total bets (the PAR sheet's)")
+    effective_rounds: float = Field(description="(sum of stakes)^2 / sum of stakes^2: the rounds' count when "
+                                                "every stake is the same")
+    confidence: float = Field(description="of the band: 0.99")
+    band_low: Ratio | None = Field(description="the interval the actual RTP should fall in after these rounds")
+    band_high: Ratio | None = Field(description="the band's high end")
+    outside_band: bool = Field(description="the actual RTP is outside the band: look at the game")
+
+
+class RtpReport(Answer):
+    """Live RTP against theory, per game."""
+
+    since: Time = Field(description="the period's start as asked (none: every round)")
+    until: Time = Field(description="the period's end as asked (none: up to now)")
+    games: list[RtpLine] = Field(description="one line per game with rounds in the period")
+
+
+class PlayerLine(Answer):
+    player_id: str = Field(description="the operator's id of the player")
+    currency: str = Field(description="the player's currency")
+    balance: Money = Field(description="the balance (a seamless wallet's: the last one it told)")
+    wallet: str = Field(description="internal or seamless")
+    created_at: Time = Field(description="when the player was first seen")
+    last_round_at: Time = Field(description="when the player last started a round")
+
+
+class PlayerList(Answer):
+    """The operator's players found, most recently active first."""
+
+    players: list[PlayerLine] = Field(description="the players found")
+
+
+class SessionLine(Answer):
+    id: int
+    jurisdiction: str
+    language: str | None
+    started_at: Time
+    last_seen: Time
+
+
+class OpenRound(Answer):
+    id: int
+    game: str
+    status: str
+    stake: Money
+    started_at: Time
+
+
+class PlanLine(Answer):
+    """An autoplay plan and where it stands."""
+
+    id: int = Field(description="the plan's id")
+    game: str | None = Field(description="the game it plays")
+    rounds: int | None = Field(description="the rounds it was asked for")
+    played: int = Field(description="the rounds played so far")
+    net: Money = Field(description="wins - stakes so far")
+    stopped: str | None = Field(description="why it stopped (player, operator, a limit ...); none while it runs")
+    created_at: Time = Field(description="when the player started it")
+
+
+class LedgerLine(Answer):
+    id: int
+    kind: str
+    amount: Money = Field(description="signed: what the entry did to the balance")
+    round_id: int | None
+    reference: str | None
+    created_at: Time
+
+
+class PlayerOverview(PlayerLine):
+    """A player: balance, sessions, open rounds, autoplay plans and ledger."""
+
+    sessions: list[SessionLine] = Field(description="the latest sessions, newest first")
+    open_rounds: list[OpenRound] = Field(description="rounds awaiting a decision or pending at the wallet")
+    autoplays: list[PlanLine] = Field(description="the latest autoplay plans, newest first")
+    ledger: list[LedgerLine] = Field(description="the latest entries, newest first")
+
+
+class RoundLine(Answer):
+    id: int
+    player_id: str
+    game: str
+    status: str
+    currency: str
+    stake: Money
+    win: Money
+    jackpot_win: Money
+    started_at: Time
+    finished_at: Time
+    void_reason: str | None
+    wallet_status: str | None
+
+
+class RoundList(Answer):
+    """Rounds found, newest first."""
+
+    rounds: list[RoundLine] = Field(description="the rounds, without their records")
+
+
+class RoundDetail(Answer):
+    """One round: its line, its record, its replay check and its money."""
+
+    summary: RoundLine = Field(description="the round as a line of a list")
+    round: answers.Round = Field(description="the round as the player's recall shows it: the engine's record "
+                                              "and the server's fields")
+    verified: bool | None = Field(description="replaying the record's inputs gives the same record; none for a "
+                                              "round voided before it played")
+    ledger: list[LedgerLine] = Field(description="the money the round moved")
+
+
+class OutboxLine(Answer):
+    id: int
+    target: str
+    kind: str
+    key: str
+    round_id: int | None
+    created_at: Time
+    due_at: Time
+    attempts: int
+    last_error: str | None
+
+
+class Owed(Answer):
+    """What is still owed for the operator's rounds."""
+
+    backlog: dict[str, int] = Field(description="undelivered messages of this operator's rounds, by target")
+    messages: list[OutboxLine] = Field(description="undelivered messages, oldest first")
+    wallet_pending: list[RoundLine] = Field(description="rounds whose debit, credit or rollback the seamless "
+                                                        "wallet has not answered yet")
+
+
+# -- reports ------------------------------------------------------------------------------------
+@cache
+def zone_names() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+def time_zone(name: str) -> ZoneInfo:
+    """The IANA time zone ``name`` (only a listed name: a key is a path into the zone files)."""
+    if name not in zone_names():
+        raise invalid("tz", f"tz: expected an IANA time zone (Europe/Malta), got {name!r}")
+    return ZoneInfo(name)
+
+
+@router.get("/reports/daily", response_model=None,
+             responses=answers.declare(DailyReport, *answers.OPERATOR))
+def daily_report(operator_id: Operator, request: Request,
+                 first: Annotated[date | None, Query(alias="from", description="first local day (default: 30 days "
+                                                                                "before the last)")] = None,
+                 last: Annotated[date | None, Query(alias="to", description="last local day, included "
+                                                                             "(default: today)")] = None,
+                 tz: Annotated[str, Query(description="the operator's IANA time zone", max_length=64)] = "UTC",
+                 ) -> dict[str, Any]:
+    """Per game and local day: rounds, players, stakes, wins, GGR, hit rate, jackpot contributions
+    and payouts of the operator's real-money rounds, per currency."""
+    server = server_of(request)
+    zone = time_zone(tz)
+    for name, day in (("from", first), ("to", last)):
+        if day is not None and not reports.FIRST_DAY <= day <= reports.LAST_DAY:
+            raise invalid(name, f"{name}: expected a day from {reports.FIRST_DAY} to {reports.LAST_DAY}, got {day}")
+    last = last or datetime.fromtimestamp(server.now() / 1000, zone).date()
+    first = first or last - timedelta(days=29)
+    if first > last:
+        raise invalid("from", f"from: {first} is after to: {last}")
+    if (last - first).days >= reports.MAX_DAYS:
+        raise invalid("from", f"from: at most {reports.MAX_DAYS} days in one report, got {(last - first).days + 1}")
+    with server.engine.connect() as conn:
+        days = reports.daily(conn, operator_id, first, last, zone)
+    return {"time_zone": tz, "first": first.isoformat(), "last": last.isoformat(), "days": days}
+
+
+def theory(request: Request) -> dict[str, tuple[Decimal, Decimal | None]]:
+    """Each offered game's published RTP and standard deviation of one round (its PAR sheet's)."""
+    found = {}
+    for code, game in server_of(request).games.items():
+        figures = volatility(code)
+        found[code] = (game.spec.rtp, Decimal(figures["std"]) if figures else None)
+    return found
+
+
+Since = Annotated[Moment | None, Query(alias="from", description="ISO 8601 time, inclusive (UTC without a zone)")]
+Until = Annotated[Moment | None, Query(alias="to", description="ISO 8601 time, exclusive (UTC without a zone)")]
+
+
+def iso_of(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+@router.get("/reports/rtp", response_model=None,
+             responses=answers.declare(RtpReport, *answers.OPERATOR))
+def rtp_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
+    """Live RTP against theory: per game, the actual RTP of every real-money round finished in the
+    period beside the published RTP and the 99% interval it should fall in after that many rounds
+    (from the PAR sheet's standard deviation of one round), flagged when outside."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        games = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request))
+    return {"since": iso_of(since), "until": iso_of(until), "games": games}
+
+
+# -- players and rounds -------------------------------------------------------------------------
+@router.get("/players", response_model=None,
+             responses=answers.declare(PlayerList, *answers.OPERATOR))
+def find_players(operator_id: Operator, request: Request,
+                 q: Annotated[str, Query(max_length=100, description="the start of a player's id")] = "",
+                 limit: Annotated[int, Query(ge=1, le=200)] = 50) -> dict[str, Any]:
+    """The operator's players whose id starts with ``q``, most recently active first."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        return {"players": lookups.find_players(conn, operator_id, q, limit)}
+
+
+@router.get("/players/{player_id}/overview", response_model=None,
+             responses=answers.declare(PlayerOverview, *answers.OPERATOR, answers.NOT_FOUND))
+def player_overview(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """A player: balance, latest sessions, open rounds, autoplay plans and latest ledger entries."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        return lookups.overview(conn, operator_id, player_id)
+
+
+def minor(name: str, raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    if raw.strip("0.") == "" and raw:  # "0", "0.00": every round wins at least nothing
+        return 0
+    try:
+        return parse_amount(raw, name)
+    except ValueError as error:
+        raise invalid(name, str(error)) from error
+
+
+@router.get("/rounds/search", response_model=None,
+             responses=answers.declare(RoundList, *answers.OPERATOR))
+def search_rounds(operator_id: Operator, request: Request, player: Code | None = None, game: Code | None = None,
+                  status: Literal["complete", "awaiting", "void", "pending"] | None = None,
+                  since: Since = None, until: Until = None,
+                  min_win: Annotated[str | None, Query(description="least win, decimal text (\"10.00\")")] = None,
+                  max_win: Annotated[str | None, Query(description="largest win, decimal text")] = None,
+                  before: Annotated[Id | None, Query(description="rounds older than this id (the next page)")] = None,
+                  limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+    """The operator's rounds by player, game, status, start time and win, newest first (without records)."""
+    wanted = lookups.RoundFilter(player=player, game=game, status=status, since=millis(since), until=millis(until),
+                                 min_win=minor("min_win", min_win), max_win=minor("max_win", max_win), before=before)
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        return {"rounds": lookups.search_rounds(conn, operator_id, wanted, limit)}
+
+
+@router.get("/rounds/{round_id}", response_model=None,
+             responses=answers.declare(RoundDetail, *answers.OPERATOR, answers.NOT_FOUND))
+def round_detail(round_id: Id, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """One round: its line, its record as the player saw it, its replay check and its money."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        row, entries = lookups.one_round(conn, operator_id, round_id)
+    return {"summary": lookups.round_line(row), "round": round_view(row), "verified": verify(server, row),
+            "ledger": entries}
+
+
+@router.post("/autoplays/{plan_id}/stop", response_model=None,
+             responses=answers.declare(PlanLine, *answers.OPERATOR, answers.NOT_FOUND))
+def stop_autoplay(plan_id: Id, operator_id: Operator, request: Request) -> dict[str, Any]:
+    """Stop a player's autoplay plan (``stopped: "operator"``); the round in play finishes as it is."""
+    server = server_of(request)
+    with server.transaction() as conn:
+        return lookups.stop_plan(conn, operator_id, plan_id, server.now())
+
+
+@router.get("/outbox", response_model=None,
+             responses=answers.declare(Owed, *answers.OPERATOR))
+def owed(operator_id: Operator, request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+    """What is still owed for the operator's rounds: outbox messages to the wallet and the jackpot
+    service not yet acknowledged, and rounds waiting at a seamless wallet."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        return lookups.owed(conn, operator_id, limit)
+
+
+# -- the page and the metrics -------------------------------------------------------------------
+@pages.get("/operator", include_in_schema=False)
+def back_office_page() -> FileResponse:
+    page = client_dist() / "operator.html"
+    if not page.is_file():
+        raise ApiError(404, "NOT_FOUND", "the back office is not built: run npm ci && npm run build in web/")
+    return FileResponse(page, headers={"Cache-Control": "no-cache"})
+
+
+@pages.get("/metrics", include_in_schema=False)
+def scrape(request: Request) -> Response:
+    """The server's figures in Prometheus' text format."""
+    return Response(metrics.exposition(request.app.state.metrics), media_type=metrics.CONTENT_TYPE)

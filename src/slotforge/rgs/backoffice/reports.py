@@ -1,0 +1,158 @@
+"""The back office's figures: per game and day (in the operator's time zone) and live RTP
+against theory, for one operator's real-money rounds.
+
+Money stays integer minor units until the answer writes it as decimal text; the jackpot
+contributions, kept to fractions of a cent, are summed as exact decimals.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Connection, Float, Select, case, cast, func, select
+
+from slotforge.rgs.backoffice import band
+from slotforge.rgs.money import to_signed_text, to_text
+from slotforge.rgs.schema import jackpot_entries, players, rounds
+
+MAX_DAYS = 366
+DAY_MS = 86_400_000
+# Days a report may name: within the server's clock (a month of margin for the default range's
+# start before the last day) and a day before the calendar's end.
+FIRST_DAY, LAST_DAY = date(1970, 2, 1), date(9999, 12, 30)
+RATIO = Decimal("0.000001")
+
+
+def real_rounds(operator_id: int) -> Select:
+    """The operator's finished real-money rounds (void ones are not played)."""
+    return (select().select_from(rounds).join(players, players.c.id == rounds.c.player_id)
+            .where(players.c.operator_id == operator_id, rounds.c.status == "complete", rounds.c.fun.is_(False)))
+
+
+def ratio(part: int, whole: int) -> str | None:
+    return str((Decimal(part) / Decimal(whole)).quantize(RATIO)) if whole else None
+
+
+# -- per game and day ---------------------------------------------------------------------------
+def day_starts(first: date, last: date, zone: ZoneInfo) -> list[int]:
+    """The start of each local day from ``first`` to the day after ``last``, in ms since the epoch."""
+    days = (last - first).days + 2
+    return [int(datetime.combine(first + timedelta(days=n), time(), zone).timestamp() * 1000) for n in range(days)]
+
+
+def offset_ms(moment: int, zone: ZoneInfo) -> int:
+    """The zone's UTC offset at ``moment`` (ms since the epoch), in ms."""
+    offset = datetime.fromtimestamp(moment / 1000, zone).utcoffset()
+    return int(offset.total_seconds() * 1000) if offset is not None else 0
+
+
+def offset_pieces(starts: list[int], zone: ZoneInfo) -> list[tuple[int, int]]:
+    """``(from, offset)`` in ms: the zone's UTC offset from the range's start and from each
+    instant it changes within the range (found to the millisecond between two day starts)."""
+    pieces = [(starts[0], offset_ms(starts[0], zone))]
+    for day_start, next_start in zip(starts, starts[1:], strict=False):
+        before, after = offset_ms(day_start, zone), offset_ms(next_start, zone)
+        if before != after:
+            low, high = day_start, next_start  # low has the old offset, high the new
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (middle, high) if offset_ms(middle, zone) == before else (low, middle)
+            pieces.append((high, after))
+    return pieces
+
+
+def local_day(moment: Any, starts: list[int], zone: ZoneInfo) -> Any:
+    """A SQL expression: the index of the local day (0 = the range's first) of ``moment`` (ms):
+    its wall-clock time, ``moment + offset``, in whole days. One addition and one integer
+    division a row, whatever the range's length; the offset is a constant but across a change
+    of the clocks."""
+    pieces = offset_pieces(starts, zone)
+    offset = (pieces[0][1] if len(pieces) == 1 else
+              case(*((moment < since, before) for (_, before), (since, _) in zip(pieces, pieces[1:], strict=False)),
+                   else_=pieces[-1][1]))
+    first_day = (starts[0] + pieces[0][1]) // DAY_MS
+    return (moment + offset) // DAY_MS - first_day
+
+
+@dataclass(frozen=True)
+class DayKey:
+    day: int
+    game: str
+    currency: str
+
+
+def daily(conn: Connection, operator_id: int, first: date, last: date, zone: ZoneInfo) -> list[dict[str, Any]]:
+    """Per local day, game and currency: rounds, players, stakes, wins, GGR, hit rate, jackpot
+    contributions and payouts (days without rounds are left out)."""
+    starts = day_starts(first, last, zone)
+    day = local_day(rounds.c.finished_at, starts, zone).label("day")
+    in_range = (rounds.c.finished_at >= starts[0], rounds.c.finished_at < starts[-1])
+    query = (real_rounds(operator_id).add_columns(
+        day, rounds.c.game, rounds.c.currency, func.count(), func.count(func.distinct(rounds.c.player_id)),
+        func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(case((rounds.c.win > 0, 1), else_=0)),
+        func.sum(rounds.c.jackpot_win)).where(*in_range).group_by(day, rounds.c.game, rounds.c.currency))
+    contributions = contributed(conn, operator_id, starts, zone)
+    rows = []
+    for index, game, currency, count, people, stakes, wins, hits, jackpot_paid in conn.execute(query):
+        key = DayKey(int(index), game, currency)
+        rows.append({
+            "day": (first + timedelta(days=key.day)).isoformat(), "game": game, "currency": currency,
+            "rounds": int(count), "players": int(people), "stakes": to_text(int(stakes)), "wins": to_text(int(wins)),
+            "ggr": to_signed_text(int(stakes) - int(wins)), "hit_rate": ratio(int(hits), int(count)),
+            "jackpot_contributions": str(contributions.get(key, Decimal(0)).quantize(RATIO)),
+            "jackpot_payouts": to_text(int(jackpot_paid or 0)),
+        })
+    return sorted(rows, key=lambda row: (row["day"], row["game"], row["currency"]))
+
+
+def contributed(conn: Connection, operator_id: int, starts: list[int], zone: ZoneInfo) -> dict[DayKey, Decimal]:
+    """The jackpot contributions of the operator's rounds, per local day, game and currency (exact)."""
+    day = local_day(rounds.c.finished_at, starts, zone)
+    query = (real_rounds(operator_id).add_columns(day, rounds.c.game, rounds.c.currency, jackpot_entries.c.amount)
+             .join(jackpot_entries, jackpot_entries.c.round_id == rounds.c.id)
+             .where(jackpot_entries.c.kind == "contribution", rounds.c.finished_at >= starts[0],
+                    rounds.c.finished_at < starts[-1]))
+    sums: dict[DayKey, Decimal] = defaultdict(Decimal)
+    for index, game, currency, amount in conn.execute(query):
+        sums[DayKey(int(index), game, currency)] += Decimal(amount)
+    return sums
+
+
+# -- live RTP against theory --------------------------------------------------------------------
+def live_rtp(conn: Connection, operator_id: int, since: int | None, until: int | None,
+             theory: dict[str, tuple[Decimal, Decimal | None]]) -> list[dict[str, Any]]:
+    """Per game: the actual RTP of the operator's real-money rounds finished in ``[since, until)``
+    beside ``theory[game]`` (the RTP and the standard deviation of one round in total bets, None
+    where no PAR sheet states it), with the band it should fall in and whether it is outside."""
+    query = real_rounds(operator_id).add_columns(
+        rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win),
+        func.sum(cast(rounds.c.stake, Float) * cast(rounds.c.stake, Float))).group_by(rounds.c.game)
+    if since is not None:
+        query = query.where(rounds.c.finished_at >= since)
+    if until is not None:
+        query = query.where(rounds.c.finished_at < until)
+    report = []
+    for game, count, stakes, wins, squares in conn.execute(query.order_by(rounds.c.game)):
+        rtp, std = theory.get(game, (None, None))
+        report.append(rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std))
+    return report
+
+
+def rtp_row(game: str, count: int, stakes: int, wins: int, squares: float, rtp: Decimal | None,
+            std: Decimal | None) -> dict[str, Any]:
+    """One game's line of the live-RTP report."""
+    actual = (Decimal(wins) / Decimal(stakes)).quantize(RATIO) if stakes else None
+    found = band.band(rtp, std, stakes, squares) if rtp is not None and std is not None else None
+    return {
+        "game": game, "rounds": count, "stakes": to_text(stakes), "wins": to_text(wins), "rtp": str(actual),
+        "theoretical_rtp": None if rtp is None else str(rtp), "std_per_round": None if std is None else str(std),
+        "effective_rounds": round(band.effective_rounds(stakes, squares), 1),
+        "confidence": band.CONFIDENCE,
+        "band_low": None if found is None else str(found.low), "band_high": None if found is None else str(found.high),
+        "outside_band": actual is not None and band.outside(actual, found),
+    }

@@ -1,0 +1,279 @@
+"""The operator's back office in Debian's Chromium, against a real ``slotforge serve`` process:
+sign in with the operator's key, read the dashboard of rounds played, find a round by its player
+and open its screens, void a completed round and find the books still balanced
+(``slotforge audit``), and see the live-RTP flag raised for a forced run and not for an honest one.
+
+The honest and forced runs are played before the server starts, by the game server's own round
+service in this process on the same database (``tests/backoffice_runs.py``); the first operator's
+rounds are played through the server process's API. The screenshots of docs/back-office.md are
+taken here (``SLOTFORGE_SCREENSHOTS=1``)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from backoffice_runs import play_real, seeded, winning_screen
+from sqlalchemy import select
+
+from slotforge.rgs.api import access
+from slotforge.rgs.app import create_app, load_games
+from slotforge.rgs.schema import operators
+from slotforge.rgs.settings import load_settings
+
+from .conftest import SRC, Watch, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "docs" / "screenshots"
+GAME = "dynasty"
+
+
+def add_operator(app: Any) -> str:
+    server = app.state.server
+    with server.transaction() as conn:
+        return access.add_operator(conn, f"op-{secrets.token_hex(4)}", server.now())
+
+
+def session(url: str, key: str, player: str, deposit: str = "100.00") -> str:
+    headers = {"X-Api-Key": key}
+    answer = httpx.post(f"{url}/v1/operator/sessions", headers=headers, json={"player_id": player, "currency": "EUR"})
+    assert answer.status_code == 200, answer.text
+    money = httpx.post(f"{url}/v1/operator/players/{player}/transactions", headers=headers,
+                       json={"kind": "deposit", "amount": deposit, "reference": f"d-{player}"})
+    assert money.status_code == 200, money.text
+    return answer.json()["token"]
+
+
+def play(url: str, token: str) -> dict[str, Any]:
+    """One round over HTTP, collecting any gamble."""
+    headers = {"Authorization": f"Bearer {token}"}
+    body = httpx.post(f"{url}/v1/rounds", json={"game": GAME}, timeout=30,
+                      headers={**headers, "Idempotency-Key": secrets.token_hex(8)}).json()
+    while body["round"]["status"] == "awaiting":
+        body = httpx.post(f"{url}/v1/rounds/{body['round']['id']}/decisions", json={"choice": "collect"}, timeout=30,
+                          headers={**headers, "Idempotency-Key": secrets.token_hex(8)}).json()
+    return body["round"]
+
+
+@pytest.fixture(scope="module")
+def office(tmp_path_factory):
+    """The server process and its operators: ``main`` (two players' rounds), ``honest`` and ``forced``."""
+    folder = tmp_path_factory.mktemp("office")
+    database_url = f"sqlite:///{folder / 'office.db'}"
+    games = load_games([GAME])
+    app = create_app(load_settings(None, database_url=database_url), games=games)
+    keys = {name: add_operator(app) for name in ("main", "honest", "forced", "other")}
+    server = app.state.server
+    with server.transaction() as conn:
+        tokens = {name: access.open_session(conn, access.player_for(conn, server_operator(conn, keys[name]),
+                                                                    f"{name}-player", "EUR", server.now()),
+                                            "default", None, server.now()) for name in ("honest", "forced")}
+    for name in ("honest", "forced"):
+        player = access.authenticate(server, f"Bearer {tokens[name]}").player_id
+        with server.transaction() as conn:
+            server.wallet.credit(conn, player, "deposit", 50_000, reference=f"d-{name}", now=server.now())
+    with seeded(3):
+        play_real(server, tokens["honest"], GAME, 300)
+    play_real(server, tokens["forced"], GAME, 40, script={"screens": [winning_screen(games[GAME], Decimal("1.00"))]})
+    server.engine.dispose()
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": f'["{GAME}"]'}
+    with open(folder / "server.log", "w") as log:
+        process = subprocess.Popen([sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port),
+                                    "--database", database_url], env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, process, folder / "server.log")
+        players = {"ann": f"ann-{secrets.token_hex(3)}", "bob": f"bob-{secrets.token_hex(3)}"}
+        played: dict[str, list[dict[str, Any]]] = {}
+        for name, count in (("ann", 7), ("bob", 5)):
+            token = session(url, keys["main"], players[name])
+            played[name] = [play(url, token) for _ in range(count)]
+        plan = httpx.post(f"{url}/v1/autoplay", json={"game": GAME, "rounds": 50, "cash_decrease": "10.00"},
+                          headers={"Authorization": f"Bearer {token}", "Idempotency-Key": secrets.token_hex(8)})
+        assert plan.status_code == 200, plan.text
+        yield {"url": url, "keys": keys, "players": players, "played": played, "database_url": database_url}
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def server_operator(conn: Any, key: str) -> int:
+    return conn.execute(select(operators.c.id).where(operators.c.key_hash == access.hashed(key))).scalar_one()
+
+
+def wait_ready(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
+        try:
+            health = httpx.get(f"{url}/v1/health", timeout=1)
+            if health.status_code == 200 and health.json()["ready"]:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("server not ready in 600 s")
+
+
+@pytest.fixture
+def page_of(browser, office):
+    """A new page signed in with an operator's key (``page_of("main")``); fails on console errors."""
+    opened: list[tuple[Any, Watch]] = []
+
+    def open_page(operator: str | None = "main", http_errors_expected: bool = False) -> Any:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        watch = Watch(office["url"], http_errors_expected)
+        page.on("console", watch.console)
+        page.on("pageerror", lambda error: watch.errors.append(str(error)))
+        page.on("request", watch.request)
+        opened.append((context, watch))
+        page.goto(f"{office['url']}/operator")
+        if operator is not None:
+            page.get_by_label("Operator API key").fill(office["keys"][operator])
+            page.get_by_role("button", name="Sign in").click()
+            page.get_by_role("heading", name="Dashboard").wait_for()
+        return page
+
+    yield open_page
+    for context, watch in opened:
+        context.close()
+        assert not watch.errors, f"console errors: {watch.errors}"
+        assert not watch.foreign, f"requests left the server's address: {watch.foreign}"
+
+
+def shoot(page: Any, name: str) -> None:
+    if os.environ.get("SLOTFORGE_SCREENSHOTS"):
+        page.screenshot(path=str(SHOTS / f"back-office-{name}.png"), full_page=True)
+
+
+def cents(text: str) -> int:
+    return int(Decimal(text.split()[0]) * 100)
+
+
+def test_a_wrong_key_is_refused_and_the_key_stays_in_the_tab(page_of, office):
+    page = page_of(None, http_errors_expected=True)
+    page.get_by_label("Operator API key").fill("not-a-key")
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("alert").filter(has_text="not an operator's key").wait_for()
+    page.get_by_label("Operator API key").fill(office["keys"]["main"])
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("heading", name="Dashboard").wait_for()
+    assert page.evaluate("sessionStorage.getItem('slotforge.operatorKey')") == office["keys"]["main"]
+    assert page.evaluate("localStorage.length") == 0
+    assert page.evaluate("document.cookie") == ""
+    page.get_by_role("button", name="Sign out").click()
+    page.get_by_label("Operator API key").wait_for()
+    assert page.evaluate("sessionStorage.getItem('slotforge.operatorKey')") is None
+
+
+def test_the_dashboard_shows_the_rounds_played(page_of, office):
+    page = page_of()
+    rounds = [r for played in office["played"].values() for r in played]
+    total = page.locator(".total[data-currency=EUR]")
+    total.wait_for()
+    assert int(total.locator("[data-figure=rounds]").inner_text()) == len(rounds)
+    assert cents(total.locator("[data-figure=stakes]").inner_text()) == sum(cents(r["total_bet"]) for r in rounds)
+    assert cents(total.locator("[data-figure=wins]").inner_text()) == sum(cents(r["total_win"]) for r in rounds)
+    assert page.locator(".chart .uplot canvas").count() == 1  # drawn by uPlot
+    row = page.get_by_role("table", name="per game and day").locator("tbody tr")
+    assert row.count() == 1 and GAME in row.inner_text()
+    shoot(page, "dashboard")
+
+
+def test_a_round_is_found_by_its_player_and_its_screens_open(page_of, office):
+    page = page_of()
+    page.get_by_role("link", name="Rounds").click()
+    bob = office["players"]["bob"]
+    page.get_by_label("Started from (UTC)").fill("2020-01-01T00:00")
+    page.get_by_label("Player").fill(bob)
+    page.get_by_role("button", name="Find").click()
+    lines = page.get_by_role("table", name="rounds").locator("tbody tr")
+    lines.first.wait_for()
+    expected = sorted((r["id"] for r in office["played"]["bob"]), reverse=True)
+    page.wait_for_function(f"document.querySelectorAll('table[aria-label=rounds] tbody tr').length == {len(expected)}")
+    assert [int(text) for text in lines.locator("td:first-child").all_inner_texts()] == expected
+    shoot(page, "rounds")
+    lines.first.locator("td:first-child a").click()
+    page.get_by_role("heading", name=f"Round {expected[0]}").wait_for()
+    first = page.locator(".step").first
+    assert first.locator(".cell svg").count() == 15  # Dynasty's 3 rows x 5 reels, the client's symbol art
+    record = next(r for r in office["played"]["bob"] if r["id"] == expected[0])
+    codes = [cell for row in record["steps"][0]["screen"] for cell in row]
+    assert first.locator(".cell").evaluate_all("cells => cells.map(c => c.title)") == codes
+    assert page.locator("#verified").inner_text() == "the record replays to the same round"
+    shoot(page, "round")
+
+
+def test_voiding_a_completed_round_keeps_the_books_balanced(page_of, office):
+    page = page_of()
+    target = office["played"]["ann"][0]
+    page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
+    page.get_by_role("heading", name=f"Round {target['id']}").wait_for()
+    page.get_by_label("Reason (the malfunction)").fill("reels stopped out of sync")
+    page.get_by_role("button", name="Void the round").click()
+    page.locator("#round-status", has_text="void (reels stopped out of sync)").wait_for()
+    kinds = page.get_by_role("table", name="round ledger").locator("tbody td:nth-child(2)").all_inner_texts()
+    assert kinds[:2] == ["stake", "win"] if cents(target["total_win"]) else kinds[:1] == ["stake"]
+    assert "refund" in kinds
+    checked = subprocess.run([sys.executable, "-m", "slotforge.cli", "audit", "--database", office["database_url"]],
+                             env={**os.environ, "PYTHONPATH": str(SRC)}, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_the_live_rtp_flag_is_raised_for_a_forced_run_and_not_for_an_honest_one(page_of, office):
+    forced = page_of("forced")
+    forced.get_by_role("link", name="Live RTP").click()
+    forced.locator("[data-game=dynasty][data-outside=true]").wait_for()
+    assert "outside the 99% band: dynasty" in forced.locator("#rtp-summary").inner_text()
+    shoot(forced, "rtp-flagged")
+    honest = page_of("honest")
+    honest.get_by_role("link", name="Live RTP").click()
+    honest.locator("[data-game=dynasty][data-outside=false]").wait_for()
+    assert honest.locator("#rtp-summary").inner_text() == "Every game within its 99% band."
+    assert honest.locator(".flag").count() == 0
+    shoot(honest, "rtp")
+
+
+def test_a_player_is_looked_up_with_balance_and_ledger(page_of, office):
+    page = page_of()
+    page.get_by_role("link", name="Players").click()
+    ann = office["players"]["ann"]
+    page.get_by_label("Player id starts with").fill(ann[:5])
+    page.get_by_role("button", name="Find").click()
+    page.get_by_role("link", name=ann).click()
+    page.get_by_role("heading", name=f"Player {ann}").wait_for()
+    api = httpx.get(f"{office['url']}/v1/operator/players/{ann}", headers={"X-Api-Key": office["keys"]["main"]}).json()
+    assert page.locator("#balance").inner_text() == f"{api['balance']} EUR"
+    assert page.get_by_role("table", name="ledger").locator("tbody tr").count() >= 8  # a deposit, 7 stakes
+    shoot(page, "player")
+
+
+def test_the_operator_stops_a_players_autoplay(page_of, office):
+    page = page_of()
+    bob = office["players"]["bob"]
+    page.goto(f"{office['url']}/operator#/players/{bob}")
+    plans = page.get_by_role("table", name="autoplay plans")
+    plans.get_by_role("button", name="Stop").click()
+    plans.locator("td", has_text="operator").wait_for()
+    assert plans.get_by_role("button", name="Stop").count() == 0
+    shoot(page, "player-autoplay-stopped")
+
+
+def test_another_operator_sees_nothing_of_the_first(page_of, office):
+    page = page_of("other")
+    page.locator(".empty").first.wait_for()
+    assert page.locator(".total").count() == 0
+    page.goto(f"{office['url']}/operator#/rounds")
+    page.get_by_role("heading", name="Rounds").wait_for()
+    page.locator(".empty").wait_for()
