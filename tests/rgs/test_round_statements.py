@@ -20,8 +20,8 @@ MOST_STATEMENTS = 5
 
 
 class Counter:
-    """The statements and commits a server sends while counting: through its engine, and on
-    PostgreSQL through the event loop's connections too."""
+    """The statements and commits a server sends while counting: through its engine, and those
+    its write transactions send straight to the database's driver."""
 
     def __init__(self, server) -> None:
         self.statements: list[str] = []
@@ -29,18 +29,14 @@ class Counter:
         self.counting = False
         event.listen(server.engine, "before_cursor_execute", self._statement)
         event.listen(server.engine, "commit", self._commit)
-        if server.loop_database is not None:
-            server.loop_database.listeners.append(self._sent)
+        server.transaction.listeners.append(self._sent)
 
     def _statement(self, _conn, _cursor, statement, *_args) -> None:
-        if self.counting and not CONTROL.match(statement):
-            self.statements.append(statement.strip().split("\n")[0][:80])
+        self._sent(statement)
 
     def _sent(self, statement: str) -> None:
-        if statement == "COMMIT":
-            self._commit(None)
-        else:
-            self._statement(None, None, statement)
+        if self.counting and not CONTROL.match(statement):
+            self.statements.append(statement.strip().split("\n")[0][:80])
 
     def _commit(self, _conn) -> None:
         if self.counting:

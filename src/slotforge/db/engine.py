@@ -228,14 +228,15 @@ def savepoint(connection: Connection) -> Iterator[None]:
     """A savepoint of one writer in a shared transaction: released when the block ends, rolled
     back alone if it raises. Written as plain SQL: SQLAlchemy's ``begin_nested`` names each
     savepoint anew and so compiles a statement for every writer."""
-    connection.exec_driver_sql("SAVEPOINT writer")
+    driver = connection.connection.driver_connection  # past SQLAlchemy's execution layer: see slotforge.db.driver
+    driver.execute("SAVEPOINT writer")
     try:
         yield
     except BaseException:
-        connection.exec_driver_sql("ROLLBACK TO SAVEPOINT writer")
-        connection.exec_driver_sql("RELEASE SAVEPOINT writer")
+        driver.execute("ROLLBACK TO SAVEPOINT writer")
+        driver.execute("RELEASE SAVEPOINT writer")
         raise
-    connection.exec_driver_sql("RELEASE SAVEPOINT writer")
+    driver.execute("RELEASE SAVEPOINT writer")
 
 
 class Writer:
@@ -248,6 +249,8 @@ class Writer:
         self.engine = engine
         self._group = GroupCommit(engine) if engine.dialect.name == "sqlite" else None
         self.batches = Batches(self._group) if self._group is not None else None
+        # Told of each statement sent straight to the driver in its transactions (see slotforge.db.driver).
+        self.listeners: list[Callable[[str], None]] = []
 
     @contextmanager
     def __call__(self) -> Iterator[Connection]:

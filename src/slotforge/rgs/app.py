@@ -130,8 +130,6 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
     finally:
         server.warmup.stop()
         server.lanes.close()
-        if server.loop_database is not None:
-            await server.loop_database.close()
         server.outbox.stop()
         app.state.jackpot_hub.stop()
         if isinstance(server.jackpots, NetworkedJackpots):

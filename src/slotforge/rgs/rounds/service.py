@@ -24,7 +24,6 @@ import orjson
 from sqlalchemy import Connection, Engine, bindparam, insert, select, update
 
 from slotforge.db import Writer
-from slotforge.db.postgres import LoopDatabase
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
@@ -115,8 +114,6 @@ class Server:
         self._flight_lock = threading.Lock()
         # Write transactions (group commit on SQLite): ``with server.transaction() as conn``.
         self.transaction = Writer(engine)
-        # PostgreSQL from the event loop: the straight rounds' transactions (see :mod:`slotforge.rgs.rounds.straight`).
-        self.loop_database = LoopDatabase(engine.url) if engine.dialect.name == "postgresql" else None
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)

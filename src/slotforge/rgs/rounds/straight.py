@@ -22,16 +22,16 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
 
 On SQLite steps 3 to 6 are four statements (calls inside the process): :func:`commit_round`. On
 PostgreSQL, where each statement is a round trip, 2 and 3 are one statement and 4 to 6 another
-(common table expressions), and the first travels with the ``BEGIN`` (pipeline mode): two round
-trips and the commit, :func:`commit_round_postgres`. A round still waiting for a decision also
+(common table expressions): two round trips and the commit, :func:`commit_round_postgres`. Both
+send their statements straight to the database's driver (:mod:`slotforge.db.driver`), past
+SQLAlchemy's execution layer, which cost more than the statements. A round still waiting for a decision also
 stores its answer as sent, as the round will change.
 
 Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
 needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
 every round queued meanwhile into one shared commit, each in a savepoint of its own), on
-PostgreSQL on the event loop too, with an asynchronous connection
-(:class:`~slotforge.db.postgres.LoopDatabase`): no thread, and none of SQLAlchemy's execution
-layer, which together cost more than the round.
+PostgreSQL in a thread of the operator's lane (psycopg's asynchronous connections were tried on
+the event loop instead: they cost more than twice the CPU of a thread's synchronous ones).
 
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
 decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back
@@ -51,7 +51,6 @@ import orjson
 from sqlalchemy import (
     BigInteger,
     Boolean,
-    Connection,
     Integer,
     String,
     Text,
@@ -63,7 +62,7 @@ from sqlalchemy import (
     update,
 )
 
-from slotforge.db.postgres import Transaction, postgres_text
+from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
@@ -112,7 +111,8 @@ INSERT_ROUND = (rounds.insert()
                 .returning(rounds.c.id))
 
 # 5. The ledger's entries of the round.
-ENTRIES = ledger.insert()
+ENTRIES = ledger.insert().values({name: bindparam(name) for name in ("player_id", "kind", "amount", "round_id",
+                                                                     "created_at")})
 
 
 # 6. The key stored with its round, unless stored already (returns the round id when stored now).
@@ -163,9 +163,12 @@ SELECT round.id, stored.round_id FROM round LEFT JOIN stored ON true
 PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
 
 
-PG_CLAIM_AND_SETTLE = postgres_text(CLAIM_AND_SETTLE)
-PG_ROUND_ENTRIES_AND_KEY = postgres_text(ROUND_ENTRIES_AND_KEY)
-PG_KEEP_ANSWER = postgres_text(KEEP_ANSWER)
+# Each statement as the database's driver takes it (see :mod:`slotforge.db.driver`).
+ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement in (
+    ("settle", SETTLE), ("round", INSERT_ROUND), ("entries", ENTRIES), ("key", STORE_KEY), ("answer", KEEP_ANSWER))}
+ON_POSTGRES = {name: DriverStatement.of(statement, "postgresql") for name, statement in (
+    ("claim_and_settle", CLAIM_AND_SETTLE), ("round_entries_and_key", ROUND_ENTRIES_AND_KEY),
+    ("answer", KEEP_ANSWER))}
 
 
 class Refused(Exception):
@@ -182,7 +185,7 @@ async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script
                         key: str | None, fingerprint: str) -> tuple[int, bytes] | None:
     """Play a round of the straight kind: ``(status, JSON answer)``; None when the round function
     failed (the caller plays it on the general path, which voids a malfunction and refunds it).
-    Runs on the event loop; only SQLite's transaction leaves it (see :func:`write`)."""
+    Runs on the event loop; only the transaction leaves it (see :func:`write`)."""
     server.check_key(key)
     with server.in_flight(auth.player_id, key):
         result = play(server, auth, game, bet, script)
@@ -217,12 +220,18 @@ async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], S
     """Commit the round (``settlement`` gives its figures at the transaction's start), holding the
     key's claim: on SQLite in the next shared commit of the process's batched writes (no thread of
     its own); on PostgreSQL, which groups concurrent commits itself, as a transaction of its own
-    on the event loop."""
+    in a thread of the operator's lane."""
+    listeners = server.transaction.listeners
+    batches = server.transaction.batches
     with server.claims.outside(auth.player_id, key):
-        if server.loop_database is not None:
-            async with server.loop_database.transaction() as transaction:
-                return await commit_round_postgres(transaction, settlement())
-        return await server.transaction.batches.run(lambda conn: commit_round(conn, settlement()))
+        if batches is not None:
+            return await batches.run(lambda conn: commit_round(DriverTransaction(conn, listeners), settlement()))
+        return await server.lanes.run(auth.operator_id, lambda: in_transaction(server, settlement()))
+
+
+def in_transaction(server: Server, settlement: Settlement) -> bytes:
+    with server.transaction() as conn:
+        return commit_round_postgres(DriverTransaction(conn, server.transaction.listeners), settlement)
 
 
 @dataclass
@@ -278,41 +287,43 @@ class Settlement:
         return {"p_player": self.row["player_id"], "p_key": self.stored["key"], "p_body": answer.decode()}
 
 
-def commit_round(conn: Connection, round_: Settlement) -> bytes:
+def commit_round(transaction: DriverTransaction, round_: Settlement) -> bytes:
     """The round's transaction on SQLite (steps 3 to 7 of the module's description); its answer."""
-    balance = conn.execute(SETTLE, round_.settle).scalar()
-    if balance is None:
+    statements = ON_SQLITE
+    settled = transaction.first(statements["settle"], round_.settle)
+    if settled is None:
         raise Refused
-    round_.settled(balance)
-    round_id = round_.row["id"] = conn.execute(INSERT_ROUND, round_.row).scalar()
-    if round_id is None:
+    round_.settled(settled[0])
+    inserted = transaction.first(statements["round"], round_.row)
+    if inserted is None:
         raise Refused
-    conn.execute(ENTRIES, round_.entries(round_id))
-    if conn.execute(STORE_KEY, {**round_.stored, "round_id": round_id}).scalar() is None:
+    round_id = round_.row["id"] = inserted[0]
+    transaction.send_many(statements["entries"], round_.entries(round_id))
+    if transaction.first(statements["key"], {**round_.stored, "round_id": round_id}) is None:
         raise Refused
     answer = round_.answer()
     if round_.awaiting:
-        conn.execute(KEEP_ANSWER, round_.kept_answer(answer))
+        transaction.send(statements["answer"], round_.kept_answer(answer))
     return answer
 
 
-async def commit_round_postgres(transaction: Transaction, round_: Settlement) -> bytes:
-    """The round's transaction on PostgreSQL (steps 2 to 7): two statements, the first sent with
-    the ``BEGIN``, and the commit (an open round's stored answer travels with it)."""
-    held, balance = await transaction.first(PG_CLAIM_AND_SETTLE, {**round_.settle, "p_claim": round_.claim})
+def commit_round_postgres(transaction: DriverTransaction, round_: Settlement) -> bytes:
+    """The round's transaction on PostgreSQL (steps 2 to 7): two statements and the commit."""
+    statements = ON_POSTGRES
+    held, balance = transaction.first(statements["claim_and_settle"], {**round_.settle, "p_claim": round_.claim})
     if not held:
         raise in_progress()
     if balance is None:
         raise Refused
     round_.settled(balance)
-    round_id, stored = await transaction.first(PG_ROUND_ENTRIES_AND_KEY, {**round_.row, **round_.stored}) \
+    round_id, stored = transaction.first(statements["round_entries_and_key"], {**round_.row, **round_.stored}) \
         or (None, None)
     if round_id is None or stored is None:
         raise Refused
     round_.row["id"] = round_id
     answer = round_.answer()
     if round_.awaiting:
-        await transaction.send(PG_KEEP_ANSWER, round_.kept_answer(answer))
+        transaction.send(statements["answer"], round_.kept_answer(answer))
     return answer
 
 
