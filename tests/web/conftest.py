@@ -76,6 +76,24 @@ class Served:
         return answer.json()["token"]
 
 
+def wait_ready(url: str, process: subprocess.Popen, log: Path, patience: float = 1500) -> None:
+    """Wait until the server at ``url`` has every game ready (a cold start compiles them all:
+    minutes each on a busy machine); fail with its log's end if it exits first."""
+    deadline = time.monotonic() + patience
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
+        try:
+            health = httpx.get(f"{url}/v1/health", timeout=1)
+            if health.status_code == 200 and health.json()["ready"]:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"server not ready in {patience:.0f} s")
+        time.sleep(0.2)
+
+
 @pytest.fixture(scope="session")
 def served(tmp_path_factory) -> Iterator[Served]:
     folder = tmp_path_factory.mktemp("served")
@@ -89,20 +107,8 @@ def served(tmp_path_factory) -> Iterator[Served]:
                                 "--database", database_url, "--config", str(config)],
                                env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 1500  # a cold start compiles every game: minutes each on a busy machine
     try:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"server exited: {(folder / 'server.log').read_text()[-2000:]}")
-            try:
-                health = httpx.get(f"{url}/v1/health", timeout=1)
-                if health.status_code == 200 and health.json()["ready"]:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("server not ready in 1500 s")
-            time.sleep(0.2)
+        wait_ready(url, process, folder / "server.log")
         yield Served(url, database_url, env, process, folder / "server.log")
     finally:
         process.terminate()

@@ -14,7 +14,6 @@ import os
 import secrets
 import subprocess
 import sys
-import time
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from slotforge.rgs.app import create_app, load_games
 from slotforge.rgs.schema import operators
 from slotforge.rgs.settings import load_settings
 
-from .conftest import SRC, Watch, free_port
+from .conftest import SRC, Watch, free_port, wait_ready
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -108,21 +107,6 @@ def office(tmp_path_factory):
 
 def server_operator(conn: Any, key: str) -> int:
     return conn.execute(select(operators.c.id).where(operators.c.key_hash == access.hashed(key))).scalar_one()
-
-
-def wait_ready(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited: {log.read_text()[-2000:]}")
-        try:
-            health = httpx.get(f"{url}/v1/health", timeout=1)
-            if health.status_code == 200 and health.json()["ready"]:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError("server not ready in 600 s")
 
 
 @pytest.fixture
