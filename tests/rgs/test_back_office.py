@@ -109,6 +109,13 @@ def test_a_bad_daily_report_request_names_its_field(office, params, field):
     assert answer.status_code == 422 and answer.json()["field"] == field, answer.text
 
 
+@pytest.mark.parametrize("start", ["\x00", "a\x00b", "%", "o'brien"])
+def test_a_player_search_with_characters_no_player_id_has_names_its_field(office, start):
+    """A NUL reached PostgreSQL as a 500; a LIKE wildcard would match every player."""
+    answer = office[0].operator("GET", "/v1/operator/players", params={"q": start})
+    assert answer.status_code == 422 and answer.json()["field"] == "q", answer.text
+
+
 # -- live RTP -----------------------------------------------------------------------------------
 def scipy_band(rtp: Decimal, std: float, stakes: list[int]) -> tuple[float, float]:
     """The 99% interval of sum(W)/sum(s), each W_i of mean rtp*s_i and deviation std*s_i."""

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from slotforge.rgs import metrics
 from slotforge.rgs.api import answers
-from slotforge.rgs.api.models import Code, Id, Moment, millis
-from slotforge.rgs.api.operator import Operator
+from slotforge.rgs.api.models import Code, Id, millis
+from slotforge.rgs.api.operator import Operator, Since, Until
 from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import lookups, reports
@@ -254,10 +254,6 @@ def theory(request: Request) -> dict[str, tuple[Decimal, Decimal | None]]:
     return found
 
 
-Since = Annotated[Moment | None, Query(alias="from", description="ISO 8601 time, inclusive (UTC without a zone)")]
-Until = Annotated[Moment | None, Query(alias="to", description="ISO 8601 time, exclusive (UTC without a zone)")]
-
-
 def iso_of(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
@@ -278,7 +274,8 @@ def rtp_report(operator_id: Operator, request: Request, since: Since = None, unt
 @router.get("/players", response_model=None,
              responses=answers.declare(PlayerList, *answers.OPERATOR))
 def find_players(operator_id: Operator, request: Request,
-                 q: Annotated[str, Query(max_length=100, description="the start of a player's id")] = "",
+                 q: Annotated[str, Query(max_length=100, pattern=r"^[A-Za-z0-9_.:@-]*$",
+                                         description="the start of a player's id (its characters)")] = "",
                  limit: Annotated[int, Query(ge=1, le=200)] = 50) -> dict[str, Any]:
     """The operator's players whose id starts with ``q``, most recently active first."""
     server = server_of(request)
