@@ -4,9 +4,10 @@ SQLAlchemy's execution layer (a context per statement, its parameters processed,
 wrapped around the cursor) costs about as much server time as the statement itself: a
 round-shaped transaction of three statements takes a third less CPU when they go to the
 driver's own connection (``python bench/bench_statements.py``: 0.64 of SQLAlchemy's on SQLite,
-0.66 on PostgreSQL, the transaction's begin and commit included in both). A :class:`DriverStatement` is a SQLAlchemy construct
-compiled once to the text the driver takes (named parameters, each cast to its declared type on
-PostgreSQL), with any constants the construct holds; a :class:`DriverTransaction` runs such
+0.66 on PostgreSQL, the transaction's begin and commit included in both). A
+:class:`DriverStatement` is a SQLAlchemy construct compiled once to the text the driver takes
+(named parameters, each cast to its declared type on PostgreSQL), with any constants the
+construct holds; a :class:`DriverTransaction` runs such
 statements on the driver connection under a SQLAlchemy connection's open transaction, which
 still begins, commits and rolls back as everywhere else.
 """

@@ -30,8 +30,8 @@ stores its answer as sent, as the round will change.
 Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
 needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
 every round queued meanwhile into one shared commit, each in a savepoint of its own), on
-PostgreSQL in a thread of the operator's lane (psycopg's asynchronous connections were tried on
-the event loop instead: they cost more than twice the CPU of a thread's synchronous ones).
+PostgreSQL on one of a few threads kept for writes (psycopg's asynchronous connections were tried
+on the event loop instead: they cost more server CPU a round than a thread's synchronous ones).
 
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
 decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back
@@ -220,18 +220,11 @@ async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], S
     """Commit the round (``settlement`` gives its figures at the transaction's start), holding the
     key's claim: on SQLite in the next shared commit of the process's batched writes (no thread of
     its own); on PostgreSQL, which groups concurrent commits itself, as a transaction of its own
-    in a thread of the operator's lane."""
-    listeners = server.transaction.listeners
-    batches = server.transaction.batches
+    on one of the server's few write threads (see :meth:`~slotforge.db.engine.Writer.run`)."""
+    writer = server.transaction
+    commit = commit_round if writer.batches is not None else commit_round_postgres
     with server.claims.outside(auth.player_id, key):
-        if batches is not None:
-            return await batches.run(lambda conn: commit_round(DriverTransaction(conn, listeners), settlement()))
-        return await server.lanes.run(auth.operator_id, lambda: in_transaction(server, settlement()))
-
-
-def in_transaction(server: Server, settlement: Settlement) -> bytes:
-    with server.transaction() as conn:
-        return commit_round_postgres(DriverTransaction(conn, server.transaction.listeners), settlement)
+        return await writer.run(lambda conn: commit(DriverTransaction(conn, writer.listeners), settlement()))
 
 
 @dataclass
