@@ -7,9 +7,9 @@ driver's own connection (``python bench/bench_statements.py``: 0.64 of SQLAlchem
 0.66 on PostgreSQL, the transaction's begin and commit included in both). A
 :class:`DriverStatement` is a SQLAlchemy construct compiled once to the text the driver takes
 (named parameters, each cast to its declared type on PostgreSQL), with any constants the
-construct holds; a :class:`DriverTransaction` runs such
-statements on the driver connection under a SQLAlchemy connection's open transaction, which
-still begins, commits and rolls back as everywhere else.
+construct holds; a :class:`DriverTransaction` runs such statements on the driver connection
+under a SQLAlchemy connection's open transaction, which still begins, commits and rolls back as
+everywhere else.
 """
 
 from __future__ import annotations
