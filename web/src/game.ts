@@ -1,7 +1,7 @@
 // The game page: one generic page for every game, its look from the game's screen module and
 // everything else (grid, symbols, pays, bets, decisions) from the server.
 
-import { ApiError, explain, listen, request, storedSession } from "./api";
+import { ApiError, describeStop, explain, listen, request, storedSession } from "./api";
 import { betFields, betOf, type BetField } from "./bets";
 import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
@@ -213,9 +213,10 @@ export class GamePage {
     for (const field of this.fields) {
       if (field.values.every((v) => typeof v === "number" || /^\d/.test(String(v)))) field.value = field.values[field.values.length - 1];
     }
-    const limit = this.rules.max_stake;
-    while (limit && this.stakeText() && toMinor(this.stakeText()) > toMinor(limit) && this.stepDown()) {
-      /* lower the largest field until the stake is within the jurisdiction's limit */
+    const limits = [this.rules.max_stake, this.balance].filter((l): l is string => !!l).map(toMinor);
+    const limit = limits.reduce((a, b) => (a < b ? a : b));
+    while (this.stakeText() && toMinor(this.stakeText()) > limit && this.stepDown()) {
+      /* lower the largest field until the stake is within the jurisdiction's limit and the balance */
     }
     this.syncBetControls();
   }
@@ -358,7 +359,6 @@ export class GamePage {
     this.busy = true;
     this.say("");
     this.keptBefore = this.keptCells();
-    this.clearRound();
     this.refresh();
     const body: Record<string, unknown> = { game: this.model.code, bet: betOf(this.fields) };
     if (autoplayId) body.autoplay = autoplayId;
@@ -370,6 +370,9 @@ export class GamePage {
       // answer: counting the least gap from the answer never sends the next round too soon.
       this.lastStart = Date.now();
       if (this.qaScript) this.qaScript.value = "";
+      // The last round's win stays on show until a new round has really started: a refused
+      // request (funds, limits) leaves it as it was.
+      this.clearRound();
       this.balance = sub(answer.round.balance_before, answer.round.total_bet);
       this.showMeters();
       await this.showRound(answer, []);
@@ -555,7 +558,7 @@ export class GamePage {
     if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
     // A new screen (a free spin, a re-spin) is told to the meters as a "step" before its events.
     this.moveMeters(before ? step.events : [{ type: "step", kind: step.kind }, ...step.events]);
-    for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
+    for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win, this.screen) }));
     for (const event of step.events) {
       const line = describeEvent(event, this.screen);
       if (line) this.ui.captions.append(h("li", { text: line }));
@@ -631,12 +634,34 @@ export class GamePage {
       if (wait > 0) await pause(wait);
       if (!this.autoplay) break;
       const played = await this.play(plan.id);
-      if (!played || this.open) {
-        if (this.open) this.say("Autoplay paused: this decision is yours.");
+      if (!played) {
         await this.stopAutoplay(null);
         break;
       }
+      if (this.open) {
+        // A decision ends the plan: the player makes it, and starts autoplay again if they wish.
+        await this.stopAutoplay("decision");
+        this.say("Autoplay stopped: this decision is yours.");
+        break;
+      }
+      const reason = await this.autoplayStopped(plan.id);
+      if (reason) {
+        await this.stopAutoplay(null);
+        this.say(`Autoplay stopped: ${describeStop(reason)}.`);
+        break;
+      }
       await pause(300);
+    }
+  }
+
+  /** Why the server stopped the plan after the round just played, or null while it runs (asked,
+   * so that no round is sent for the server to refuse: the round that stopped it stays on show). */
+  private async autoplayStopped(id: number): Promise<string | null> {
+    try {
+      const plan = await request<{ stopped: string | null }>("GET", `/v1/autoplay/${id}`);
+      return plan.stopped;
+    } catch {
+      return null; // the next round's answer says it if the plan has stopped
     }
   }
 
