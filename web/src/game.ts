@@ -2,11 +2,12 @@
 // everything else (grid, symbols, pays, bets, decisions) from the server.
 
 import { ApiError, describeStop, explain, listen, request, storedSession } from "./api";
-import { betFields, betOf, type BetField } from "./bets";
+import { betFields, betOf, stakeOf, type BetField } from "./bets";
 import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
 import { openAutoplay, openHistory, openPaytable, openSettings, showIntro, type AutoplayPlan } from "./panels";
-import { Reels, frameTimes } from "./reels";
+import { WinPresenter } from "./presenter";
+import { Reels, frameTimes, type Anticipation } from "./reels";
 import { cellValues, describeEvent, describeWin, winCells } from "./rounds";
 import { screenFor } from "./screens";
 import type { GameScreen } from "./screens/screen";
@@ -17,6 +18,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GamePage {
   private reels: Reels;
+  private wins: WinPresenter;
   private fields: BetField[];
   private settings: Settings = loadSettings();
   private balance: string;
@@ -72,7 +74,8 @@ export class GamePage {
     this.fields = betFields(game?.bet ?? model.bet, this.screen.betValues);
     const kinds = Object.fromEntries(model.symbols.map((s) => [s.code, s.kind]));
     const blur = model.symbols.filter((s) => s.code !== "BLANK" && !["mystery"].includes(s.kind)).map((s) => s.code);
-    this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur });
+    this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur, rest: model.resting_screen, anticipate: anticipation(model) });
+    this.wins = new WinPresenter(this.reels, this.ui.banner, model);
     this.root.style.setProperty("--ratio", String(model.grid.reels / model.grid.rows));
     this.render();
     this.resume();
@@ -111,7 +114,7 @@ export class GamePage {
       h(
         "nav",
         { "aria-label": "Game menu" },
-        button("Paytable", () => openPaytable(this.model, this.screen, betOf(this.fields), this.currency)),
+        button("Paytable", () => openPaytable(this.model, this.screen, this.stakeText(), this.currency)),
         button("History", () => openHistory(this.session, this.model, this.screen)),
         button("Settings", () =>
           openSettings(this.settings, this.rules, (s) => {
@@ -233,7 +236,7 @@ export class GamePage {
   }
 
   private stakeText(): string {
-    return this.screen.stake(betOf(this.fields));
+    return stakeOf(this.model.stake_rule, betOf(this.fields));
   }
 
   private showMeters(): void {
@@ -290,7 +293,7 @@ export class GamePage {
   }
 
   private renderJackpots(): void {
-    const fixed = (this.screen.jackpots?.(betOf(this.fields), this.model) ?? []).map((j) => ({ ...j, currency: this.currency }));
+    const fixed = (this.screen.jackpots?.(this.stakeText(), betOf(this.fields), this.model) ?? []).map((j) => ({ ...j, currency: this.currency }));
     // A pool is kept in its own currency (EUR), whatever the player's.
     const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current, currency: p.currency }))];
     this.jackpots.replaceChildren(
@@ -414,8 +417,7 @@ export class GamePage {
   private clearRound(): void {
     this.ui.wins.replaceChildren();
     this.ui.captions.replaceChildren();
-    this.ui.banner.textContent = "";
-    this.ui.banner.className = "banner";
+    this.wins.clear();
     this.ui.gamble.replaceChildren();
     this.reels.highlight(new Set());
     this.values.clear();
@@ -484,10 +486,8 @@ export class GamePage {
     const win = toMinor(round.total_win);
     if (win > 0n) {
       // No celebration for a win that does not exceed the stake (it is not a gain).
-      const gain = win > toMinor(round.total_bet);
-      this.ui.banner.textContent = `${gain ? "WIN" : "Paid"} ${formatMoney(round.total_win, this.currency)}`;
-      this.ui.banner.className = gain ? "banner celebrate" : "banner";
-      if (gain) beep(this.settings, 880, 200);
+      this.wins.announce(round.total_win, round.total_bet, this.currency);
+      if (win > toMinor(round.total_bet)) beep(this.settings, 880, 200);
     }
     if (round.status === "void") this.say("This round was void and its stake refunded.");
   }
@@ -541,6 +541,8 @@ export class GamePage {
       const cells = new Set<string>();
       for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
+      this.wins.clear();
+      this.wins.showWins(step.wins, step.screen, quick);
       this.reels.mark(this.screen.marks?.(step, this.model) ?? new Map());
       if (!later) {
         // The symbols carried into this round land where they were kept.
@@ -694,6 +696,15 @@ export class GamePage {
     leave.addEventListener("click", () => location.assign("/"));
     openModal(box);
   }
+}
+
+/** The scatters that trigger a feature three at a time (on the reels each can land on), whose
+ * landing may slow the reels still to stop. */
+function anticipation(model: GameModel): Anticipation | undefined {
+  const scatters = model.symbols.filter((s) => s.kind === "scatter" && (!s.reels || s.reels.length >= 3));
+  if (!scatters.length) return undefined;
+  const reels = scatters.every((s) => s.reels) ? [...new Set(scatters.flatMap((s) => s.reels!.map((r) => r - 1)))] : undefined;
+  return { symbols: scatters.map((s) => s.code), count: 3, reels };
 }
 
 function meter(label: string, output: HTMLElement): HTMLElement {

@@ -37,11 +37,10 @@ function paylineGrid(line: number[], rows: number, index: number): HTMLElement {
 }
 
 /** The paytable and rules, generated from the model, with the RTP. */
-export function openPaytable(model: GameModel, screen: GameScreen, bet: Record<string, string | number>, currency: string): void {
+export function openPaytable(model: GameModel, screen: GameScreen, stake: string, currency: string): void {
   const body = h("div", { class: "paytable" });
   body.append(h("p", { class: "rtp", text: `Return to player: ${rtpText(model)}. Volatility: ${volatilityLevel(model.volatility)?.word ?? "not published"}.` }));
   if (model.rtp_range) body.append(h("p", { class: "rtp-range", text: `The return depends on the player's strategy: ${rtpStrategies(model)}.` }));
-  const stake = screen.stake(bet);
   if (stake) body.append(h("p", { text: `Your stake: ${formatMoney(stake, currency)}.` }));
   if (model.line_pays && Object.keys(model.line_pays).length) body.append(payTable("Line pays", model.line_pays, model, screen, "coins per line, left to right"));
   if (model.scatter_pays && Object.keys(model.scatter_pays).length) body.append(payTable("Scatter pays", model.scatter_pays, model, screen, "x total stake, anywhere"));

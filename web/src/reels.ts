@@ -10,6 +10,39 @@ export interface ReelOptions {
   kinds: Record<string, string>; // symbol code -> kind
   art: Record<string, SymbolArt>;
   blur: string[]; // symbols shown passing by while a reel spins
+  rest: Screen; // the screen shown before the first spin (the server's resting screen)
+  anticipate?: Anticipation; // the symbols whose landing may slow the reels still to stop
+}
+
+/** A symbol that triggers a feature in numbers (the scatters): ``count`` of them, on ``reels``
+ * (0-based; every reel when absent). */
+export interface Anticipation {
+  symbols: string[];
+  count: number;
+  reels?: number[];
+}
+
+/** Whether the player asked for reduced motion: the reels then show still images. */
+export function reducedMotion(): boolean {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** The reels (0-based) that stop slowly, in anticipation of a feature: a reel is anticipated only
+ * while the symbols already landed on the reels before it, with those it and the reels after it
+ * can still hold, could still make the count (never a tease the drawn result has ruled out), and
+ * at least ``count - 1`` have landed. */
+export function anticipatedReels(screen: Screen, rule: Anticipation | undefined): number[] {
+  if (!rule || !screen.length) return [];
+  const reels = screen[0].length;
+  const canHold = (reel: number) => !rule.reels || rule.reels.includes(reel);
+  const anticipated: number[] = [];
+  let landed = 0;
+  for (let reel = 0; reel < reels; reel++) {
+    const still = Array.from({ length: reels - reel }, (_, i) => reel + i).filter(canHold).length;
+    if (landed >= rule.count - 1 && landed < rule.count && landed + still >= rule.count && canHold(reel)) anticipated.push(reel);
+    landed += screen.filter((row) => rule.symbols.includes(row[reel])).length;
+  }
+  return anticipated;
 }
 
 const PASSING = 14; // symbols passing by on the first reel; later reels pass more
@@ -40,9 +73,7 @@ export class Reels {
       this.element.append(window);
       this.strips.push(strip);
     }
-    this.screen = Array.from({ length: options.rows }, (_, row) =>
-      Array.from({ length: options.reels }, (_, reel) => options.blur[(row * 3 + reel * 5) % options.blur.length]),
-    );
+    this.screen = options.rest;
     this.show(this.screen);
   }
 
@@ -82,8 +113,15 @@ export class Reels {
 
   /** Spin every reel and stop them, left to right, on ``screen``; ``held`` reels' cells stay. */
   async spin(screen: Screen, quick: boolean, still: Set<string> = new Set()): Promise<void> {
+    if (reducedMotion()) {
+      this.show(screen); // still images: the screen as it landed, at once
+      return;
+    }
     const rows = this.options.rows;
     const animations: Animation[] = [];
+    const slow = quick ? [] : anticipatedReels(screen, this.options.anticipate);
+    this.element.dataset.anticipated = slow.join(",");
+    let delay = 0; // each anticipated reel turns on a while after the reel before it stopped
     this.strips.forEach((strip, reel) => {
       const before = this.column(this.screen, reel);
       const after = this.column(screen, reel);
@@ -91,16 +129,19 @@ export class Reels {
         strip.innerHTML = this.cells(after, true, reel);
         return;
       }
-      const passing = Array.from({ length: quick ? 4 : PASSING + reel * 3 }, () => this.randomSymbol());
+      const anticipated = slow.includes(reel);
+      if (anticipated) delay += 700;
+      const passing = Array.from({ length: quick ? 4 : PASSING + reel * 3 + (anticipated ? 12 : 0) }, () => this.randomSymbol());
       const codes = [...after, ...passing, ...before];
       strip.style.setProperty("--len", String(codes.length));
       strip.innerHTML = this.cells(after, true, reel) + this.cells([...passing, ...before], false, reel);
       const from = `translateY(${(-100 * (codes.length - rows)) / codes.length}%)`;
-      const duration = quick ? 220 + reel * 50 : 520 + reel * 170;
+      const duration = (quick ? 220 + reel * 50 : 520 + reel * 170) + delay;
       const animation = strip.animate([{ transform: from }, { transform: "translateY(0)" }], {
         duration,
         easing: "cubic-bezier(0.25, 0.1, 0.3, 1.08)",
       });
+      if (anticipated) this.glowWhileSpinning(reel, animation);
       animations.push(animation);
     });
     this.running = animations;
@@ -111,6 +152,13 @@ export class Reels {
     this.running = [];
     this.element.classList.remove("spinning");
     this.show(screen);
+  }
+
+  /** An anticipated reel's window glows until it stops. */
+  private glowWhileSpinning(reel: number, animation: Animation): void {
+    const window = this.strips[reel].parentElement!;
+    window.classList.add("anticipation");
+    void animation.finished.catch(() => undefined).then(() => window.classList.remove("anticipation"));
   }
 
   /** Turn the cells that differ from ``screen`` over to show it (a mystery revealed). */

@@ -21,13 +21,11 @@ export const divineFortune: GameScreen = {
   }, "#cfd8dc"),
   picture: picture(["#1565c0", "#0a1929"], `<path d="M40 140 V60 M80 140 V60 M240 140 V60 M280 140 V60" stroke="#e0e0e0" stroke-width="12"/>
     <path d="M30 60 H290 L160 20Z" fill="#e0e0e0"/><g transform="translate(115 45) scale(0.9)">${emoji("lion")}</g><g transform="translate(40 10) scale(0.6)">${emoji("lightning")}</g>`, "Divine Fortune"),
-  stake: (bet) => times(String(bet.coin_value), Number(bet.bet_level) * 20),
   optionLabels: { start_bonus: "Start the bonus game" },
   poolName: "Mega",
-  jackpots(bet, model) {
+  jackpots(stake, _bet, model) {
     // Minor and Major are fixed multiples of the total stake (the model's bonus game).
     const game = (model.features?.bonus_game ?? {}) as { minor_x_total_bet?: number; major_x_total_bet?: number };
-    const stake = this.stake(bet);
     return [
       { name: "Minor", amount: times(stake, game.minor_x_total_bet ?? 0) },
       { name: "Major", amount: times(stake, game.major_x_total_bet ?? 0) },

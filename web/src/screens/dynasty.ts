@@ -1,5 +1,4 @@
 import { humanize } from "../dom";
-import { times } from "../money";
 import { framed } from "../art";
 import { emoji } from "../art/emoji";
 import { cardFace, picture, type GameScreen } from "./screen";
@@ -23,7 +22,6 @@ export const dynasty: GameScreen = {
   }, "#ffd54a"),
   picture: picture(["#7f0000", "#2a0000"], `<g transform="translate(100 0) scale(1.3)">${emoji("dragon")}</g>
     <g transform="translate(10 20) scale(1)">${emoji("fire", 16, 14, 68)}${emoji("bird", 24, 18, 52)}</g><g transform="translate(215 20)">${emoji("crown")}</g>`, "Dynasty"),
-  stake: (bet) => times(String(bet.coin_value), Number(bet.lines) * Number(bet.coins_per_line)),
   describeEvent(event) {
     if (event.type === "gamble") return `${humanize(String(event.choice))} on ${String(event.card).toLowerCase()}: ${event.won ? "won" : "lost"}`;
     return undefined;

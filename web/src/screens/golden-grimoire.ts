@@ -1,6 +1,5 @@
 import { framed } from "../art";
 import { emoji } from "../art/emoji";
-import { times } from "../money";
 import { grimoire, grimoireState, grimoireWords } from "./grimoire";
 import { markPositions, picture, type GameScreen } from "./screen";
 
@@ -25,7 +24,6 @@ export const goldenGrimoire: GameScreen = {
   }, "#d4af37"),
   picture: picture(["#4a148c", "#120824"], `<g transform="translate(100 -5) scale(1.2)">${emoji("openBook")}</g>
     <g transform="translate(15 25) scale(0.9)">${emoji("spider")}</g><g transform="translate(215 25) scale(0.9)">${emoji("octopus")}</g>`, "Golden Grimoire"),
-  stake: (bet) => times(String(bet.coin_value), Number(bet.bet_level) * 20),
   marks(step) {
     // Mysteries turned over glow; in free spins the sticky ones stay marked to the end.
     const marks = new Map<string, string>();

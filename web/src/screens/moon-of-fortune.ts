@@ -51,7 +51,6 @@ export const moonOfFortune: GameScreen = {
   }, "#ffca28"),
   picture: picture(["#b71c1c", "#1a0508"], `<g transform="translate(110 0) scale(1.1)">${emoji("fullMoon")}</g>
     <g transform="translate(20 30) scale(0.9)">${emoji("lantern")}</g><g transform="translate(210 30) scale(0.9)">${emoji("lantern")}</g><g transform="translate(125 95) scale(0.5)">${emoji("rabbit")}</g>`, "Moon of Fortune"),
-  stake: (bet) => times(String(bet.bet), Number(bet.chance_level)),
   betValues: { volatility: ["low", "standard", "high"] },
   gambleFace(drawn) {
     const sun = `<circle cx="35" cy="44" r="14" fill="#ffb300"/>${[...Array(12).keys()].map((i) => `<rect x="33.5" y="18" width="3" height="8" rx="1.5" fill="#ffb300" transform="rotate(${i * 30} 35 44)"/>`).join("")}`;
@@ -61,7 +60,7 @@ export const moonOfFortune: GameScreen = {
       <text x="35" y="84" font-size="11" text-anchor="middle" font-weight="700" fill="#ffca28" stroke="#0008" stroke-width="0.5">${drawn}</text></svg>`;
   },
   optionLabels: { collect: "Collect", sun: "☀ Sun", moon: "☾ Moon" },
-  jackpots(bet, model) {
+  jackpots(_stake, bet, model) {
     // MINI to GRAND are fixed multiples of the base bet (the model's jackpots).
     const table = (model.features?.jackpots ?? {}) as Record<string, number>;
     return Object.entries(table).map(([name, x]) => ({ name: name.charAt(0) + name.slice(1).toLowerCase(), amount: times(String(bet.bet), x) }));

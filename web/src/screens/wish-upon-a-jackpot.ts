@@ -24,7 +24,6 @@ export const wishUponAJackpot: GameScreen = {
   }, "#f8bbd0"),
   picture: picture(["#6a1b9a", "#140b2e"], `<g transform="translate(105 0) scale(1.1)">${emoji("castle")}</g>
     <g transform="translate(20 20) scale(0.9)">${emoji("shootingStar")}</g><g transform="translate(215 20) scale(0.9)">${emoji("prince")}</g>`, "Wish Upon a Jackpot"),
-  stake: (bet) => String(bet.stake),
   optionLabels: {
     take: "TAKE IT",
     leave: "LEAVE IT",
