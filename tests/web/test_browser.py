@@ -220,6 +220,13 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     check_paid(page, before, round_)
     wins = [w for step in round_["steps"] for w in step["wins"]]
     assert page.locator(".wins li").count() == len(wins)
+    # Everything the round told is in words: no raw id ("egg_2", "three_little_pigs"), no "1 scrolls".
+    for text in page.locator(".wins li, .captions li, .feature-meters output").all_inner_texts():
+        assert not re.search(r"\b[a-z]+_[a-z0-9_]+\b", text), f"a raw id in {text!r}"
+        assert not re.search(r"\b1 [a-z]+s\b", text), f"a plural for one in {text!r}"
+    listed = page.locator(".wins li").all_inner_texts()
+    for win in (w for w in wins if w["kind"] == "jackpot"):  # one jackpot, not "2 × MAJOR"
+        assert f"{win['symbol'].capitalize()} jackpot: {win['amount']}" in listed
     events = [e for step in round_["steps"] for e in step["events"]]
     climbs = [e for e in events if e["type"] == "prince_climbs"]
     if climbs:  # Rapunzel's tower shows where the Prince got to

@@ -1,25 +1,27 @@
 // The game page: one generic page for every game, its look from the game's screen module and
 // everything else (grid, symbols, pays, bets, decisions) from the server.
 
-import { ApiError, describeStop, explain, listen, request, storedSession } from "./api";
-import { betFields, betOf, stakeOf, type BetField } from "./bets";
+import { ApiError, explain, request, storedSession } from "./api";
+import { AutoplayControl } from "./autoplay";
+import { BetPanel } from "./betpanel";
+import { JackpotTicker } from "./jackpots";
 import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
-import { openAutoplay, openHistory, openPaytable, openSettings, showIntro, type AutoplayPlan } from "./panels";
+import { openHistory, openPaytable, openSettings, showIntro } from "./panels";
 import { WinPresenter } from "./presenter";
 import { Reels, frameTimes, type Anticipation } from "./reels";
 import { cellValues, describeEvent, describeWin, winCells } from "./rounds";
 import { screenFor } from "./screens";
 import type { GameScreen } from "./screens/screen";
 import { beep, loadSettings, type Settings } from "./settings";
-import type { GameModel, JackpotValue, JackpotWin, RoundAnswer, RoundRecord, Session, Step } from "./types";
+import type { GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GamePage {
   private reels: Reels;
   private wins: WinPresenter;
-  private fields: BetField[];
+  private betPanel: BetPanel;
   private settings: Settings = loadSettings();
   private balance: string;
   private lastWin = "0.00";
@@ -27,7 +29,7 @@ export class GamePage {
   private open: RoundRecord | null = null;
   private busy = false;
   private lastStart = 0;
-  private autoplay: AutoplayPlan | null = null;
+  private autoplay: AutoplayControl;
   private startedAt = Date.now();
   private nextRealityCheck = 0; // session seconds
   private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
@@ -37,7 +39,7 @@ export class GamePage {
   private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started
   private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
   private told: Step["events"] = []; // every event the meters were shown this round, in order
-  private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
+  private jackpots: JackpotTicker;
   private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
   readonly screen: GameScreen;
@@ -53,9 +55,6 @@ export class GamePage {
     decisions: h("div", { class: "decisions", role: "group", "aria-label": "Decision" }),
     banner: h("div", { class: "banner", "aria-live": "polite" }),
     spin: h("button", { class: "spin", "aria-label": "Spin", text: "SPIN" }),
-    autoplay: h("button", { class: "autoplay", "aria-label": "Autoplay", text: "AUTO" }),
-    maxBet: h("button", { class: "max-bet", "aria-label": "Max bet", text: "MAX BET" }),
-    bets: h("div", { class: "bets", role: "group", "aria-label": "Bet" }),
     gamble: h("div", { class: "gamble", "aria-live": "polite" }),
     jackpotNews: h("p", { class: "jackpot-news", "aria-live": "polite" }),
   };
@@ -71,7 +70,15 @@ export class GamePage {
     this.net = session.net_position;
     this.carried = session.carried_state?.[model.code] ?? {};
     const game = session.games.find((g) => g.code === model.code);
-    this.fields = betFields(game?.bet ?? model.bet, this.screen.betValues);
+    this.betPanel = new BetPanel(game?.bet ?? model.bet, this.screen.betValues ?? {}, model.stake_rule, () => this.betChanged());
+    this.autoplay = new AutoplayControl(model.code, session.jurisdiction, () => this.betPanel.bet, {
+      play: (planId) => this.play(planId),
+      deciding: () => !!this.open,
+      gap: () => this.rules.min_round_ms - (Date.now() - this.lastStart),
+      say: (text) => this.say(text),
+      changed: () => this.refresh(),
+    });
+    this.jackpots = new JackpotTicker(model, this.screen, session.currency, () => ({ stake: this.stakeText(), fields: this.betPanel.bet }));
     const kinds = Object.fromEntries(model.symbols.map((s) => [s.code, s.kind]));
     const blur = model.symbols.filter((s) => s.code !== "BLANK" && !["mystery"].includes(s.kind)).map((s) => s.code);
     this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur, rest: model.resting_screen, anticipate: anticipation(model) });
@@ -82,7 +89,7 @@ export class GamePage {
     if (!this.open) this.showCarried();
     this.refresh();
     setInterval(() => this.tick(), 1000);
-    if (this.model.jackpot || this.screen.jackpots) this.followJackpots();
+    if (this.jackpots.shown) this.jackpots.follow();
     if (this.settings.intro) showIntro(this.model, this.screen, this.settings);
   }
 
@@ -132,23 +139,21 @@ export class GamePage {
       this.rules.show_net_position ? meter("Net position", this.ui.net) : null,
       this.rules.show_session_timer ? meter("Session", this.ui.timer) : null,
     );
-    for (const field of this.fields) this.ui.bets.append(this.betControl(field));
     this.ui.spin.addEventListener("click", () => void this.spinOrStop());
-    this.ui.maxBet.addEventListener("click", () => this.maxBet());
-    this.ui.autoplay.addEventListener("click", () => this.toggleAutoplay());
+    this.betPanel.maxBetButton.addEventListener("click", () => this.betPanel.maxBet([this.rules.max_stake, this.balance]));
     const controls = h(
       "div",
       { class: "controls" },
-      this.ui.bets,
-      this.ui.maxBet,
-      this.rules.autoplay.allowed ? this.ui.autoplay : null,
+      this.betPanel.element,
+      this.betPanel.maxBetButton,
+      this.rules.autoplay.allowed ? this.autoplay.button : null,
       this.ui.spin,
     );
     const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner);
     // What the round tells beside the reels (a side column on a desktop, under them on a phone):
     // the feature's scene, the gamble's card, the decision, and the round's wins and events.
     const side = h("div", { class: "side" }, this.meters, this.ui.gamble, this.ui.decisions, this.ui.message, this.log);
-    const jackpots = this.model.jackpot || this.screen.jackpots ? this.jackpots : null;
+    const jackpots = this.jackpots.shown ? this.jackpots.element : null;
     this.root.classList.add("game-page");
     this.root.replaceChildren(...[top, jackpots, stage, side, meters, controls].filter((e): e is HTMLElement => !!e));
     if (new URLSearchParams(location.search).has("qa")) this.root.append(this.qaPanel());
@@ -167,29 +172,15 @@ export class GamePage {
     return h("details", { class: "qa", open: true }, h("summary", { text: "QA: forced outcomes (a --qa server only)" }), this.qaScript);
   }
 
-  private betControl(field: BetField): HTMLElement {
-    const select = h("select", { "aria-label": field.label, name: field.name });
-    for (const value of field.values) {
-      select.append(h("option", { value: String(value), text: String(value), selected: value === field.value }));
-    }
-    select.addEventListener("change", () => {
-      const index = select.selectedIndex;
-      field.value = field.values[index];
-      this.showMeters();
-      this.renderJackpots();
-      this.showCarried();
-    });
-    return h("label", { class: "bet" }, h("span", { text: field.label }), select);
+  /** The bet changed: its stake, the jackpots that follow it, and what the game keeps at it. */
+  private betChanged(): void {
+    this.showMeters();
+    this.jackpots.render();
+    this.showCarried();
   }
 
-  private syncBetControls(): void {
-    this.fields.forEach((field, i) => {
-      const select = this.ui.bets.querySelectorAll("select")[i];
-      if (select) select.selectedIndex = field.values.indexOf(field.value);
-    });
-    this.showMeters();
-    this.renderJackpots();
-    this.showCarried();
+  private stakeText(): string {
+    return this.betPanel.stake;
   }
 
   /** The symbols the game keeps for the next round at this bet (stickies), on their cells and
@@ -208,35 +199,8 @@ export class GamePage {
   /** The cells the carried state keeps at the current bet: "row,reel" -> symbol and value. */
   private keptCells(): Map<string, { symbol: string; value?: string }> {
     const reels = this.model.grid.reels;
-    const held = this.screen.carried?.(this.carried, betOf(this.fields)) ?? [];
+    const held = this.screen.carried?.(this.carried, this.betPanel.bet) ?? [];
     return new Map(held.map(({ cell, ...kept }) => [`${Math.floor(cell / reels)},${cell % reels}`, kept]));
-  }
-
-  private maxBet(): void {
-    for (const field of this.fields) {
-      if (field.values.every((v) => typeof v === "number" || /^\d/.test(String(v)))) field.value = field.values[field.values.length - 1];
-    }
-    const limits = [this.rules.max_stake, this.balance].filter((l): l is string => !!l).map(toMinor);
-    const limit = limits.reduce((a, b) => (a < b ? a : b));
-    while (this.stakeText() && toMinor(this.stakeText()) > limit && this.stepDown()) {
-      /* lower the largest field until the stake is within the jurisdiction's limit and the balance */
-    }
-    this.syncBetControls();
-  }
-
-  private stepDown(): boolean {
-    for (const field of [...this.fields].reverse()) {
-      const i = field.values.indexOf(field.value);
-      if (i > 0 && typeof field.values[0] !== "string") {
-        field.value = field.values[i - 1];
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private stakeText(): string {
-    return stakeOf(this.model.stake_rule, betOf(this.fields));
   }
 
   private showMeters(): void {
@@ -246,62 +210,6 @@ export class GamePage {
     this.ui.lastWin.textContent = formatMoney(this.lastWin, this.currency);
     this.ui.net.textContent = formatMoney(this.net, this.currency);
     this.ui.timer.textContent = clock(this.session.elapsed_s + (Date.now() - this.startedAt) / 1000);
-  }
-
-  /** The jackpot values live: fixed ones from the stake (the screen module), the pools from the
-   * server's stream (values every second, each win at once); polled instead if the stream is
-   * refused. */
-  private pools: { current: string; currency: string }[] = [];
-
-  private followJackpots(): void {
-    this.renderJackpots();
-    if (!this.model.jackpot) return;
-    const code = this.model.code;
-    listen("/v1/jackpots/stream", {
-      values: ({ pools }: { pools: JackpotValue[] }) => {
-        this.pools = pools.filter((p) => p.pool === code);
-        this.renderJackpots();
-      },
-      win: (win: JackpotWin) => {
-        if (win.pool === code) this.announceJackpot(win);
-      },
-    }, () => {
-      void this.pollJackpots();
-      setInterval(() => void this.pollJackpots(), 5000);
-    });
-  }
-
-  private async pollJackpots(): Promise<void> {
-    try {
-      const { pools } = await request<{ pools: { game: string; current: string; currency: string }[] }>("GET", "/v1/jackpots");
-      this.pools = pools.filter((p) => p.game === this.model.code);
-    } catch {
-      return; // shown again on the next poll
-    }
-    this.renderJackpots();
-  }
-
-  /** Someone (this player or another) has just won the pool: said, and the pot lit a moment. */
-  private announceJackpot(win: JackpotWin): void {
-    const name = this.screen.poolName ?? "Jackpot";
-    this.ui.jackpotNews.textContent = `${name} jackpot won: ${formatMoney(win.amount, this.pools[0]?.currency ?? "EUR")}`;
-    this.jackpots.classList.add("just-won");
-    setTimeout(() => this.jackpots.classList.remove("just-won"), 4000);
-    setTimeout(() => {
-      if (this.ui.jackpotNews.textContent?.startsWith(`${name} jackpot won`)) this.ui.jackpotNews.textContent = "";
-    }, 10000);
-  }
-
-  private renderJackpots(): void {
-    const fixed = (this.screen.jackpots?.(this.stakeText(), betOf(this.fields), this.model) ?? []).map((j) => ({ ...j, currency: this.currency }));
-    // A pool is kept in its own currency (EUR), whatever the player's.
-    const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current, currency: p.currency }))];
-    this.jackpots.replaceChildren(
-      ...shown.map((j) =>
-        h("div", { class: `jackpot ${j.name.toLowerCase()}` }, h("span", { text: j.name }), h("output", { "aria-label": `${j.name} jackpot`, text: formatMoney(j.amount, j.currency) })),
-      ),
-      this.ui.jackpotNews,
-    );
   }
 
   private tick(): void {
@@ -324,11 +232,10 @@ export class GamePage {
     const waiting = this.lastStart > 0 && wait > 0;
     const canQuickStop = this.busy && this.reels.spinning && this.rules.turbo;
     this.ui.spin.disabled = (this.busy && !canQuickStop) || !!this.open || waiting;
-    this.ui.spin.textContent = this.autoplay ? "STOP" : canQuickStop ? "STOP" : waiting ? `${Math.ceil(wait / 1000)}` : "SPIN";
-    this.ui.spin.setAttribute("aria-label", this.autoplay ? "Stop autoplay" : "Spin");
+    this.ui.spin.textContent = this.autoplay.running ? "STOP" : canQuickStop ? "STOP" : waiting ? `${Math.ceil(wait / 1000)}` : "SPIN";
+    this.ui.spin.setAttribute("aria-label", this.autoplay.running ? "Stop autoplay" : "Spin");
     this.root.dataset.busy = String(this.busy || !!this.open);
-    for (const select of this.ui.bets.querySelectorAll("select")) select.disabled = this.busy || !!this.open || !!this.autoplay;
-    this.ui.maxBet.toggleAttribute("disabled", this.busy || !!this.open || !!this.autoplay);
+    this.betPanel.disabled = this.busy || !!this.open || this.autoplay.running;
     if (this.refocusSpin && !this.ui.spin.disabled && !this.open && !this.busy) {
       this.refocusSpin = false;
       if (this.focusLost()) this.ui.spin.focus();
@@ -348,7 +255,7 @@ export class GamePage {
 
   private async spinOrStop(): Promise<void> {
     this.refocusSpin = true;
-    if (this.autoplay) return this.stopAutoplay("player");
+    if (this.autoplay.running) return this.autoplay.stop("player");
     if (this.busy) {
       if (this.reels.spinning && this.rules.turbo) this.reels.stopNow();
       return;
@@ -363,7 +270,7 @@ export class GamePage {
     this.say("");
     this.keptBefore = this.keptCells();
     this.refresh();
-    const body: Record<string, unknown> = { game: this.model.code, bet: betOf(this.fields) };
+    const body: Record<string, unknown> = { game: this.model.code, bet: this.betPanel.bet };
     if (autoplayId) body.autoplay = autoplayId;
     const script = this.qaScript?.value.trim();
     if (script) body.script = JSON.parse(script);
@@ -383,7 +290,7 @@ export class GamePage {
     } catch (error) {
       this.lastStart = error instanceof ApiError && error.code === "MIN_ROUND_DURATION" ? this.lastStart : 0;
       if (error instanceof ApiError && error.code === "AUTOPLAY_STOPPED") {
-        this.autoplay = null;
+        this.autoplay.forget();
       }
       if (error instanceof ApiError && error.body.balance) this.balance = error.body.balance;
       this.say(explain(error));
@@ -619,67 +526,8 @@ export class GamePage {
     this.say("Your unfinished round is back where you left it: make your choice to go on.");
   }
 
-  private toggleAutoplay(): void {
-    if (this.autoplay) {
-      void this.stopAutoplay("player");
-      return;
-    }
-    openAutoplay(this.model.code, betOf(this.fields), this.rules, (plan) => void this.runAutoplay(plan));
-  }
-
-  private async runAutoplay(plan: AutoplayPlan): Promise<void> {
-    this.autoplay = plan;
-    this.ui.autoplay.textContent = "AUTO ■";
-    this.refresh();
-    while (this.autoplay && this.autoplay.id === plan.id) {
-      const wait = this.rules.min_round_ms - (Date.now() - this.lastStart);
-      if (wait > 0) await pause(wait);
-      if (!this.autoplay) break;
-      const played = await this.play(plan.id);
-      if (!played) {
-        await this.stopAutoplay(null);
-        break;
-      }
-      if (this.open) {
-        // A decision ends the plan: the player makes it, and starts autoplay again if they wish.
-        await this.stopAutoplay("decision");
-        this.say("Autoplay stopped: this decision is yours.");
-        break;
-      }
-      const reason = await this.autoplayStopped(plan.id);
-      if (reason) {
-        await this.stopAutoplay(null);
-        this.say(`Autoplay stopped: ${describeStop(reason)}.`);
-        break;
-      }
-      await pause(300);
-    }
-  }
-
-  /** Why the server stopped the plan after the round just played, or null while it runs (asked,
-   * so that no round is sent for the server to refuse: the round that stopped it stays on show). */
-  private async autoplayStopped(id: number): Promise<string | null> {
-    try {
-      const plan = await request<{ stopped: string | null }>("GET", `/v1/autoplay/${id}`);
-      return plan.stopped;
-    } catch {
-      return null; // the next round's answer says it if the plan has stopped
-    }
-  }
-
-  private async stopAutoplay(by: string | null): Promise<void> {
-    const plan = this.autoplay;
-    this.autoplay = null;
-    this.ui.autoplay.textContent = "AUTO";
-    this.refresh();
-    if (plan && by) {
-      await request("DELETE", `/v1/autoplay/${plan.id}`).catch(() => undefined);
-      this.say("Autoplay stopped.");
-    }
-  }
-
   private realityCheck(elapsed: number): void {
-    if (this.autoplay) void this.stopAutoplay("reality check");
+    if (this.autoplay.running) void this.autoplay.stop("reality check");
     const body = h(
       "div",
       {},

@@ -75,6 +75,29 @@ export class Reels {
     }
     this.screen = options.rest;
     this.show(this.screen);
+    this.preload();
+  }
+
+  private imageCache = new Map<string, string>();
+
+  /** The passing symbols' images decoded before the first spin. */
+  private preload(): void {
+    for (const code of this.options.blur) {
+      const image = new Image();
+      image.src = /src="([^"]+)"/.exec(this.image(code))![1];
+      void image.decode?.().catch(() => undefined);
+    }
+  }
+
+  /** A passing symbol as an image of its SVG: the browser rasterises each symbol once and reuses
+   * it for every copy, so a spin's first frame does not draw a hundred SVGs. */
+  private image(code: string): string {
+    let image = this.imageCache.get(code);
+    if (!image) {
+      image = `<img alt="" decoding="sync" src="data:image/svg+xml,${encodeURIComponent(this.svg(code).replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" '))}">`;
+      this.imageCache.set(code, image);
+    }
+    return image;
   }
 
   private svg(code: string): string {
@@ -91,7 +114,7 @@ export class Reels {
       .map((code, row) =>
         final
           ? `<div class="cell" data-row="${row}" data-reel="${reel}" data-symbol="${code}">${this.svg(code)}</div>`
-          : `<div class="cell passing">${this.svg(code)}</div>`,
+          : `<div class="cell passing">${this.image(code)}</div>`,
       )
       .join("");
   }
