@@ -277,6 +277,9 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
     scene = page.locator(".feature-meters .scene" if page.locator(".feature-meters .scene").count() else ".gamble")
     if folder and page.locator(".feature-meters .scene, .gamble .card").count():  # docs/client.md shows the scenes
         scene.first.screenshot(path=str(Path(folder) / f"scene-{feature.replace(' ', '-')}.png"), animations="disabled")
+    if folder:  # and the whole page at the feature's end
+        page.locator(".qa").evaluate("qa => qa.remove()")
+        page.screenshot(path=str(Path(folder) / f"feature-{feature.replace(' ', '-')}.png"), animations="disabled")
     beans = [e for e in events if e["type"] == "bean"]
     if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
         level = beans[-1]["level"]

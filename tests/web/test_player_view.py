@@ -7,9 +7,11 @@ page's maths and credits. Share one server and browser (the conftest's) for the 
 from __future__ import annotations
 
 import json
+import os
 import re
 import statistics
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -285,3 +287,36 @@ def test_the_spin_runs_at_60_fps_on_a_phone(page_for, served):
     print(f"\nphone spin: {len(frames)} frames, mean {mean:.2f} ms ({1000 / mean:.1f} fps), "
           f"p95 {statistics.quantiles(frames, n=20)[-1]:.2f} ms, max {max(frames):.2f} ms")
     assert len(frames) > 30 and mean < 17.5
+
+
+# A win of many times the stake in each game, for its big-win presentation (and docs/screenshots).
+BIG_WINS = {
+    "dynasty": {"screens": [[["DRAGON"] * 5] * 3]},
+    "golden-grimoire": {"screens": [[["SPIDER"] * 5] * 4], "draws": {"mystery_symbol": ["HEART"]}},
+    "divine-fortune": EVERY_LINE,
+    "moon-of-fortune": {"screens": [[["LANTERN"] * 4] * 4], "draws": {}},
+    "wish-upon-a-jackpot": {"screens": [[["HARP"] * 5] * 3], "draws": {"godmother": [False]}},
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_game_presents_a_big_win(page_for, served, view, tmp_path):
+    """Each game's big win, named by its multiple of the stake, the banner under the reels; on a
+    desktop and a phone, into ``SLOTFORGE_SCREENSHOTS`` (docs/screenshots) when it is set."""
+    folder = Path(os.environ.get("SLOTFORGE_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    viewport, mobile = VIEWS[view]
+    page = page_for(viewport=viewport, mobile=mobile)
+    for code, script in BIG_WINS.items():
+        open_game(page, served, code, "?qa")
+        round_ = spin(page, script)["round"]
+        while round_["status"] == "awaiting":
+            round_ = decide(page, "collect" if "collect" in round_["awaiting"]["options"] else round_["awaiting"]["options"][0])["round"]
+        total, stake = Decimal(round_["total_win"]), Decimal(round_["total_bet"])
+        tier = next((name for times, name in TIERS if total >= times * stake), None)
+        assert tier, f"{code}: {total} at {stake} is no big win"
+        expect(page.locator(".banner")).to_have_text(f"{tier} {total:,.2f} EUR")
+        for cell in boxes(page, ".reels .cell"):
+            assert not overlaps(boxes(page, ".banner")[0], cell)
+        page.locator(".qa").evaluate("qa => qa.remove()")  # the QA field is not what players see
+        page.screenshot(path=str(folder / f"bigwin-{code}-{view}.png"), animations="disabled")

@@ -10,17 +10,18 @@ import { add, formatMoney, sub, toMinor } from "./money";
 import { openHistory, openPaytable, openSettings, showIntro } from "./panels";
 import { WinPresenter } from "./presenter";
 import { Reels, frameTimes, type Anticipation } from "./reels";
-import { cellValues, describeEvent, describeWin, winCells } from "./rounds";
+import { RoundPresenter } from "./round-presenter";
+import { describeEvent, winCells } from "./rounds";
 import { screenFor } from "./screens";
 import type { GameScreen } from "./screens/screen";
 import { beep, loadSettings, type Settings } from "./settings";
 import type { GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GamePage {
   private reels: Reels;
   private wins: WinPresenter;
+  private presenter: RoundPresenter;
   private betPanel: BetPanel;
   private settings: Settings = loadSettings();
   private balance: string;
@@ -32,15 +33,9 @@ export class GamePage {
   private autoplay: AutoplayControl;
   private startedAt = Date.now();
   private nextRealityCheck = 0; // session seconds
-  private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
   private carried: Record<string, unknown>; // the state this game carries to the player's next round
-  private drawnCards: string[] = []; // the gamble's cards drawn this round
   private refocusSpin = false; // give SPIN the focus back once it can be pressed again
-  private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started
-  private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
-  private told: Step["events"] = []; // every event the meters were shown this round, in order
   private jackpots: JackpotTicker;
-  private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
   private qaScript: HTMLTextAreaElement | null = null;
   readonly screen: GameScreen;
   private ui = {
@@ -50,15 +45,11 @@ export class GamePage {
     net: h("output", { class: "net", "aria-label": "Net position" }),
     timer: h("output", { class: "timer", "aria-label": "Session time" }),
     message: h("p", { class: "message", role: "alert" }),
-    captions: h("ol", { class: "captions", "aria-label": "Round events", "aria-live": "polite" }),
-    wins: h("ul", { class: "wins", "aria-label": "Wins" }),
     decisions: h("div", { class: "decisions", role: "group", "aria-label": "Decision" }),
     banner: h("div", { class: "banner", "aria-live": "polite" }),
     spin: h("button", { class: "spin", "aria-label": "Spin", text: "SPIN" }),
-    gamble: h("div", { class: "gamble", "aria-live": "polite" }),
     jackpotNews: h("p", { class: "jackpot-news", "aria-live": "polite" }),
   };
-  private log = h("div", { class: "log" }, this.ui.wins, this.ui.captions); // scrolls in its own box
 
   constructor(
     private root: HTMLElement,
@@ -83,6 +74,7 @@ export class GamePage {
     const blur = model.symbols.filter((s) => s.code !== "BLANK" && !["mystery"].includes(s.kind)).map((s) => s.code);
     this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur, rest: model.resting_screen, anticipate: anticipation(model) });
     this.wins = new WinPresenter(this.reels, this.ui.banner, model);
+    this.presenter = new RoundPresenter(this.reels, this.wins, this.screen, model, () => this.settings.quickSpin && this.rules.turbo, () => beep(this.settings, 220, 40));
     this.root.style.setProperty("--ratio", String(model.grid.reels / model.grid.rows));
     this.render();
     this.resume();
@@ -152,7 +144,8 @@ export class GamePage {
     const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner);
     // What the round tells beside the reels (a side column on a desktop, under them on a phone):
     // the feature's scene, the gamble's card, the decision, and the round's wins and events.
-    const side = h("div", { class: "side" }, this.meters, this.ui.gamble, this.ui.decisions, this.ui.message, this.log);
+    const p = this.presenter;
+    const side = h("div", { class: "side" }, p.meters, p.gamble, this.ui.decisions, this.ui.message, p.log);
     const jackpots = this.jackpots.shown ? this.jackpots.element : null;
     this.root.classList.add("game-page");
     this.root.replaceChildren(...[top, jackpots, stage, side, meters, controls].filter((e): e is HTMLElement => !!e));
@@ -268,7 +261,7 @@ export class GamePage {
   private async play(autoplayId?: number): Promise<boolean> {
     this.busy = true;
     this.say("");
-    this.keptBefore = this.keptCells();
+    this.presenter.keptBefore = this.keptCells();
     this.refresh();
     const body: Record<string, unknown> = { game: this.model.code, bet: this.betPanel.bet };
     if (autoplayId) body.autoplay = autoplayId;
@@ -282,7 +275,7 @@ export class GamePage {
       if (this.qaScript) this.qaScript.value = "";
       // The last round's win stays on show until a new round has really started: a refused
       // request (funds, limits) leaves it as it was.
-      this.clearRound();
+      this.presenter.clear();
       this.balance = sub(answer.round.balance_before, answer.round.total_bet);
       this.showMeters();
       await this.showRound(answer, []);
@@ -321,43 +314,6 @@ export class GamePage {
     }
   }
 
-  private clearRound(): void {
-    this.ui.wins.replaceChildren();
-    this.ui.captions.replaceChildren();
-    this.wins.clear();
-    this.ui.gamble.replaceChildren();
-    this.reels.highlight(new Set());
-    this.values.clear();
-    this.sceneEvents.clear();
-    this.told = [];
-    this.drawnCards = [];
-    this.meters.replaceChildren();
-  }
-
-  /** Show a feature's progress as its events move it (one meter per name, the latest value),
-   * drawn as a scene where the game's screen has one for it. */
-  private moveMeters(events: Step["events"]): void {
-    for (const event of events) {
-      const meter = this.screen.meter?.(event, this.told, this.model);
-      this.told.push(event);
-      if (!meter) continue;
-      const [name, text] = meter;
-      let box = [...this.meters.children].find((child) => (child as HTMLElement).dataset.meter === name) as HTMLElement | undefined;
-      if (!box) {
-        const scene = this.screen.scenes?.[name];
-        box = h(scene ? "figure" : "div", { class: scene ? "scene" : "jackpot", "data-meter": name }, scene ? h("div", { class: "picture" }) : null);
-        box.append(h(scene ? "figcaption" : "span", { text: name }), h("output", { "aria-label": name }));
-        this.meters.append(box);
-      }
-      box.querySelector("output")!.textContent = text;
-      const draw = this.screen.scenes?.[name];
-      if (!draw) continue;
-      const drawn = [...(this.sceneEvents.get(name) ?? []), event];
-      this.sceneEvents.set(name, drawn);
-      box.querySelector(".picture")!.innerHTML = draw(drawn, this.model);
-    }
-  }
-
   /** Show what a round's record adds to the steps already ``seen`` (a decision may add steps or
    * continue the last one), then pay the round or offer its decision. */
   private async showRound(answer: RoundAnswer, seen: Step[]): Promise<void> {
@@ -366,7 +322,7 @@ export class GamePage {
     for (let i = 0; i < round.steps.length; i++) {
       const before = seen[i];
       if (before && JSON.stringify(before) === JSON.stringify(round.steps[i])) continue;
-      await this.showStep(round.steps[i], i > 0, before);
+      await this.presenter.showStep(round.steps[i], i > 0, before);
     }
     this.balance = answer.balance;
     if (round.status === "awaiting") {
@@ -383,7 +339,7 @@ export class GamePage {
 
   private finishRound(round: RoundRecord): void {
     this.ui.decisions.replaceChildren();
-    this.ui.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
+    this.presenter.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
     this.lastWin = round.total_win;
     if (round.status === "complete") this.net = add(this.net, sub(round.total_win, round.total_bet));
     if (round.status === "complete" && round.state) {
@@ -417,94 +373,10 @@ export class GamePage {
     const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
     this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
     // A gamble not yet played shows its card face down.
-    if (awaiting.decision === "gamble" && !this.ui.gamble.childElementCount) {
-      this.ui.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));
+    if (awaiting.decision === "gamble" && !this.presenter.gamble.childElementCount) {
+      this.presenter.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));
     }
     buttons[0]?.focus();
-  }
-
-  private async showStep(step: Step, later: boolean, before?: Step): Promise<void> {
-    const quick = this.settings.quickSpin && this.rules.turbo;
-    const whole = step;
-    if (before) {
-      // The step went on after a decision: its screen stays, its new wins and events are told.
-      step = { ...step, wins: step.wins.slice(before.wins.length), events: step.events.slice(before.events.length) };
-      if (JSON.stringify(before.screen) !== JSON.stringify(step.screen)) this.reels.show(step.screen);
-    } else if (step.screen.length) {
-      const keep = this.heldCells(step);
-      // A screen that changed after it landed (mysteries revealed) lands first as it fell.
-      const landed = step.events.find((e) => e.type === "landed" && Array.isArray(e.screen))?.screen as string[][] | undefined;
-      await this.reels.spin(landed ?? step.screen, quick || (later && step.kind === "bonus"), keep);
-      beep(this.settings, 220, 40);
-      if (landed) {
-        await pause(quick ? 120 : 350);
-        this.reels.reveal(step.screen);
-      }
-      for (const [row, reel, text] of cellValues(step.events, this.model.grid.reels)) this.values.set(`${row},${reel}`, text);
-      for (const [key, text] of this.values) {
-        const [row, reel] = key.split(",").map(Number);
-        if (step.screen[row]?.[reel] !== "BLANK") this.reels.label(row, reel, text);
-      }
-      const cells = new Set<string>();
-      for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
-      this.reels.highlight(cells);
-      this.wins.clear();
-      this.wins.showWins(step.wins, step.screen, quick);
-      this.reels.mark(this.screen.marks?.(step, this.model) ?? new Map());
-      if (!later) {
-        // The symbols carried into this round land where they were kept.
-        const kept = [...this.keptBefore].filter(([key, { symbol }]) => step.screen[Number(key.split(",")[0])]?.[Number(key.split(",")[1])] === symbol);
-        this.reels.mark(new Map(kept.map(([key]) => [key, "carried"])));
-        for (const [key, { value }] of kept) {
-          if (!value || this.values.has(key)) continue;
-          this.values.set(key, value);
-          const [row, reel] = key.split(",").map(Number);
-          this.reels.label(row, reel, value);
-        }
-      }
-    }
-    // A gamble's card is drawn once: a step that only goes on (a collect) keeps it.
-    if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
-    // A new screen (a free spin, a re-spin) is told to the meters as a "step" before its events.
-    this.moveMeters(before ? step.events : [{ type: "step", kind: step.kind }, ...step.events]);
-    for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win, this.screen) }));
-    for (const event of step.events) {
-      const line = describeEvent(event, this.screen);
-      if (line) this.ui.captions.append(h("li", { text: line }));
-    }
-    // The newest line in view, in whichever box scrolls (the log's on a desktop, the list's on a phone).
-    this.ui.captions.scrollTop = this.ui.captions.scrollHeight;
-    this.log.scrollTop = this.log.scrollHeight;
-    const worth = step.wins.length || step.events.some((e) => describeEvent(e, this.screen));
-    if (worth) await pause(quick ? 150 : 450);
-  }
-
-  /** Cells that stay in place between two screens of a round (re-spins, held symbols). */
-  private heldCells(step: Step): Set<string> {
-    const held = new Set<string>();
-    for (const event of step.events) {
-      for (const p of (event.held ?? event.positions ?? []) as { row?: number; reel?: number }[]) {
-        if (typeof p.row === "number" && typeof p.reel === "number") held.add(`${p.row - 1},${p.reel - 1}`);
-      }
-    }
-    return held;
-  }
-
-  /** A gamble's card turns over to show what was drawn; the cards drawn before it this round
-   * lie face up beside it. */
-  private showGamble(step: Step): void {
-    const shown = step.card ?? step.drawn ?? "";
-    const last = [...step.events].reverse().find((e) => e.type === "gamble") as { choice?: string; won?: boolean } | undefined;
-    const face = (drawn: string) => this.screen.gambleFace?.(drawn) ?? `<span>${drawn}</span>`;
-    const earlier = this.drawnCards.map((drawn) => h("div", { class: "card small", html: face(drawn) }));
-    const card = h(
-      "div",
-      { class: `card ${shown.toLowerCase()}`, role: "img", "aria-label": `Drawn: ${shown}` },
-      h("div", { class: "flip" }, h("div", { class: "card-back", "aria-hidden": "true" }), h("div", { class: "card-face", html: face(shown) })),
-    );
-    this.drawnCards.push(shown);
-    this.ui.gamble.replaceChildren(...earlier, card);
-    if (last) this.ui.gamble.append(h("p", { class: last.won ? "won" : "lost", text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
   }
 
   private resume(): void {
@@ -517,8 +389,8 @@ export class GamePage {
       for (const win of last.wins) for (const cell of winCells(win, last.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
     }
-    for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.showGamble(step);
-    for (const step of round.steps) this.moveMeters([{ type: "step", kind: step.kind }, ...step.events]);
+    for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.presenter.showGamble(step);
+    for (const step of round.steps) this.presenter.moveMeters([{ type: "step", kind: step.kind }, ...step.events]);
     this.open = round;
     this.root.dataset.round = String(round.id);
     this.root.dataset.status = round.status;
