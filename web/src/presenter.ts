@@ -58,6 +58,7 @@ export class WinPresenter {
     this.banner.textContent = "";
     this.banner.className = "banner";
     delete this.banner.dataset.total;
+    delete this.banner.dataset.counted;
   }
 
   /** A step's wins on its screen: count and scatter wins outlined, line wins drawn one at a time. */
@@ -113,6 +114,7 @@ export class WinPresenter {
       this.banner.textContent = `${word} ${formatMoney(amounts[frame], currency)}`;
       frame++;
       if (frame < amounts.length) this.counting = requestAnimationFrame(step);
+      else this.banner.dataset.counted = "true";
     };
     step();
   }

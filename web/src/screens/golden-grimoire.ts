@@ -13,7 +13,7 @@ export const goldenGrimoire: GameScreen = {
     SCATTER: { label: "GRIMOIRE", color: "#7e57c2", emblem: emoji("openBook", 16, 4, 66) },
     MYSTERY: { label: "?", color: "#5e35b1" },
     STICKY_MYSTERY: { label: "?", color: "#c62828", emblem: `<rect x="12" y="12" width="76" height="76" rx="12" fill="none" stroke="#ffd54a" stroke-width="5" stroke-dasharray="8 5"/>`, banner: false },
-    SPIDER: { color: "#37474f", emblem: emoji("spider") },
+    SPIDER: { color: "#cfd8dc", emblem: emoji("spider") }, // a pale web behind the black spider
     OCTOPUS: { color: "#4a148c", emblem: emoji("octopus") },
     SNAKE: { color: "#1b5e20", emblem: emoji("snake") },
     BEETLE: { color: "#004d40", emblem: emoji("beetle") },
