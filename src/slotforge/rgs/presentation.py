@@ -58,7 +58,8 @@ def resting_screen(game: Game, tries: int = 2000) -> list[list[str]]:
     for _ in range(tries):
         columns = [window(strip, draw, rows) for strip in strips]
         screen = [[columns[reel][row] for reel in range(reels)] for row in range(rows)]
-        if all(kinds.get(code) in PLAIN_KINDS for line in screen for code in line) and not looks_like_a_win(game, screen):
+        plain = all(kinds.get(code) in PLAIN_KINDS for line in screen for code in line)
+        if plain and not looks_like_a_win(game, screen):
             return screen
     raise ValueError(f"{game.code}: no resting screen without a win in {tries} draws")
 
@@ -89,8 +90,9 @@ def looks_like_a_win(game: Game, screen: list[list[str]]) -> bool:
     if spec.paylines:
         for line in paylines(spec.paylines):
             symbols = [screen[row][reel] for reel, row in enumerate(line)]
-            run = len(list(itertools.takewhile(lambda code: code == symbols[0], symbols)))
-            if run >= min(line_pays.get(symbols[0], {run + 1: 0})):
+            first = symbols[0]
+            run = len(list(itertools.takewhile(first.__eq__, symbols)))
+            if run >= min(line_pays.get(first, {run + 1: 0})):
                 return True
     if any(line[0] == line[1] == line[2] for line in screen):
         return True
