@@ -35,9 +35,12 @@ function tile(code: string, kind: string, color: string, frame: string): string 
   <rect x="4" y="4" width="92" height="92" rx="${kind === "low" ? 12 : 16}" fill="url(#${id})" stroke="${frame}" stroke-width="${special ? 5 : 2.5}" stroke-opacity="${kind === "low" ? 0.5 : 1}"/>`;
 }
 
-function banner(label: string, frame: string): string {
+/** The symbol's words on a ribbon across the tile's foot, or its head (``top``: coins whose value
+ * is written across their foot). */
+function banner(label: string, frame: string, top = false): string {
   const size = label.length > 5 ? 14 : 17;
-  return `<path d="M6 72 H94 L90 82 L94 92 H6 L10 82Z" fill="#000b" stroke="${frame}" stroke-width="2"/>${text(label, size, frame, 88)}`;
+  const y = top ? 4 : 72;
+  return `<path d="M6 ${y} H94 L90 ${y + 10} L94 ${y + 20} H6 L10 ${y + 10}Z" fill="#000b" stroke="${frame}" stroke-width="2"/>${text(label, size, frame, y + 16)}`;
 }
 
 /** The SVG of one symbol; its accessible name is the name a player reads for it. */
@@ -49,7 +52,7 @@ export function symbolSvg(code: string, kind: string, art: SymbolArt = {}): stri
   let inner = tile(code, kind, color, frame);
   if (art.emblem) inner += art.emblem;
   const label = art.label ?? (rank ? rank : kind === "mystery" ? "?" : art.emblem ? "" : code.slice(0, 1));
-  if (label && art.emblem && (art.banner ?? true)) inner += banner(label, frame);
+  if (label && art.emblem && (art.banner ?? true)) inner += banner(label, frame, kind === "bonus");
   else if (label) {
     const size = label.length > 3 ? 20 : label.length > 2 ? 28 : label.length > 1 ? 44 : 58;
     inner += text(label, size, rank ? frame : "#fff", 50 + size / 2.8);

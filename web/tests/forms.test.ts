@@ -31,3 +31,13 @@ describe("volatilityLevel", () => {
     expect(volatilityLevel(null)).toBeNull();
   });
 });
+
+describe("explain", () => {
+  it("says a refused field in words, never the server's pattern", async () => {
+    const { ApiError, explain } = await import("../src/api");
+    const error = new ApiError(422, { error: "VALIDATION", message: "cash_decrease: String should match pattern '^[0-9]{1,12}'", field: "cash_decrease" }, null);
+    const text = explain(error);
+    expect(text).toBe("The value for cash decrease was not accepted: check it and try again.");
+    expect(text).not.toMatch(/pattern|\^|VALIDATION/);
+  });
+});

@@ -12,7 +12,7 @@ export const divineFortune: GameScreen = {
   symbols: framed({
     WILD: { label: "WILD", color: "#ffb300", emblem: emoji("lightning", 22, 4, 62) },
     FREESPINS: { label: "FREE SPINS", color: "#29b6f6", emblem: emoji("temple", 20, 4, 62) },
-    BONUS: { label: "BONUS", color: "#ffd54a", emblem: emoji("coin", 22, 4, 60) },
+    BONUS: { label: "BONUS", color: "#ffd54a", emblem: emoji("coin", 22, 24, 56) },
     MEDUSA: { color: "#1b5e20", emblem: emoji("snake") },
     LION: { color: "#4e342e", emblem: emoji("lion") },
     MINOTAUR: { color: "#3e2723", emblem: emoji("ox") },

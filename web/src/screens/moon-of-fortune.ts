@@ -4,7 +4,7 @@ import { times } from "../money";
 import type { GameEvent } from "../types";
 import { markHeld, picture, type GameScreen } from "./screen";
 
-const coin = (label: string, color: string) => ({ label, color, emblem: emoji("coin", 22, 4, 60) });
+const coin = (label: string, color: string) => ({ label, color, emblem: emoji("coin", 22, 24, 56) });
 
 /** Hold the Jackpot: three lanterns, one lit per re-spin left, around the moon that fills as the
  * grid's 16 cells do. */
@@ -45,7 +45,7 @@ export const moonOfFortune: GameScreen = {
     MINI: coin("MINI", "#90caf9"),
     MINOR: coin("MINOR", "#a5d6a7"),
     MAJOR: coin("MAJOR", "#ef9a9a"),
-    COLLECTOR: { label: "COLLECT", color: "#ce93d8", emblem: emoji("moneyBag", 22, 4, 60) },
+    COLLECTOR: { label: "COLLECT", color: "#ce93d8", emblem: emoji("moneyBag", 22, 24, 56) },
     MYSTERY: { label: "?", color: "#6d4c41" },
     RABBIT_MYSTERY: { label: "?", color: "#f8bbd0", emblem: emoji("rabbit", 20, 4, 62) },
   }, "#ffca28"),
