@@ -282,6 +282,10 @@ def test_a_forced_feature_plays_to_its_end_through_the_page(page_for, served, fe
         page.wait_for_selector(".banner:not([data-total]), .banner[data-counted]", state="attached")
         page.locator(".qa").evaluate("qa => qa.remove()")
         page.screenshot(path=str(Path(folder) / f"feature-{feature.replace(' ', '-')}.png"), animations="disabled")
+        page.set_viewport_size(VIEWS["phone"][0])  # the same moment on a phone's width, the whole page
+        page.screenshot(path=str(Path(folder) / f"feature-{feature.replace(' ', '-')}-phone.png"), animations="disabled",
+                        full_page=True)
+        page.set_viewport_size(VIEWS["desktop"][0])
     beans = [e for e in events if e["type"] == "bean"]
     if beans:  # levels 1 to 8 pay the trail's prizes; past them is the top
         level = beans[-1]["level"]
