@@ -7,7 +7,8 @@ import { markPositions, picture, type GameScreen } from "./screen";
 export const goldenGrimoire: GameScreen = {
   code: "golden-grimoire",
   colors: { background: "#1b1030", frame: "#d4af37", accent: "#7e57c2" },
-  // Leather-bound tiles in a gold frame: the grimoire's creatures, its suits and its mysteries.
+  // Leather-bound tiles in a gold frame: the grimoire's creatures and its mysteries; its suits on
+  // parchment (black clubs and spades must read on their tile).
   symbols: framed({
     WILD: { label: "WILD", color: "#d4af37", emblem: emoji("sparkles", 20, 6, 62) },
     SCATTER: { label: "GRIMOIRE", color: "#7e57c2", emblem: emoji("openBook", 16, 4, 66) },
@@ -17,10 +18,10 @@ export const goldenGrimoire: GameScreen = {
     OCTOPUS: { color: "#4a148c", emblem: emoji("octopus") },
     SNAKE: { color: "#1b5e20", emblem: emoji("snake") },
     BEETLE: { color: "#004d40", emblem: emoji("beetle") },
-    HEART: { color: "#3e2723", emblem: emoji("heart", 22, 20, 56), label: "" },
-    DIAMOND: { color: "#3e2723", emblem: emoji("diamond", 22, 20, 56), label: "" },
-    CLUB: { color: "#3e2723", emblem: emoji("club", 22, 20, 56), label: "" },
-    SPADE: { color: "#3e2723", emblem: emoji("spade", 22, 20, 56), label: "" },
+    HEART: { color: "#f3e2c0", emblem: emoji("heart", 22, 20, 56), label: "" },
+    DIAMOND: { color: "#f3e2c0", emblem: emoji("diamond", 22, 20, 56), label: "" },
+    CLUB: { color: "#f3e2c0", emblem: emoji("club", 22, 20, 56), label: "" },
+    SPADE: { color: "#f3e2c0", emblem: emoji("spade", 22, 20, 56), label: "" },
   }, "#d4af37"),
   picture: picture(["#4a148c", "#120824"], `<g transform="translate(100 -5) scale(1.2)">${emoji("openBook")}</g>
     <g transform="translate(15 25) scale(0.9)">${emoji("spider")}</g><g transform="translate(215 25) scale(0.9)">${emoji("octopus")}</g>`, "Golden Grimoire"),
