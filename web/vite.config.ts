@@ -4,6 +4,8 @@ import { defineConfig } from "vite";
 // forwards the API to a `slotforge serve` on the default port.
 export default defineConfig({
   base: "/",
+  // Copied as they are into the build (and so into the Python package): the art's attribution.
+  publicDir: "src/public",
   build: {
     outDir: "../src/slotforge/web/dist",
     emptyOutDir: true,

@@ -1,7 +1,7 @@
 // The Twemoji pictures the symbols are built on, bundled at build time from the npm package
 // @twemoji/svg (pinned in package.json): nothing is fetched at run time. Twemoji's graphics are
-// by Twitter, Inc and other contributors, licensed CC-BY 4.0 (see ATTRIBUTION.md beside this
-// file, and the credits line on each game's rules page).
+// by Twitter, Inc and other contributors, licensed CC-BY 4.0 (see src/public/ATTRIBUTION.md, copied
+// into the build and so the Python package, and the credits line on each game's rules page).
 
 import dragon from "@twemoji/svg/1f409.svg?raw";
 import bird from "@twemoji/svg/1f426.svg?raw";
