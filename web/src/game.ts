@@ -9,7 +9,7 @@ import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
 import { openHistory, openPaytable, openSettings, showIntro } from "./panels";
 import { WinPresenter } from "./presenter";
-import { Reels, frameTimes, type Anticipation } from "./reels";
+import { Reels, frameTimes, startTimes, type Anticipation } from "./reels";
 import { RoundPresenter } from "./round-presenter";
 import { describeEvent, winCells } from "./rounds";
 import { screenFor } from "./screens";
@@ -440,5 +440,5 @@ export async function openGame(root: HTMLElement, code: string): Promise<void> {
   ]);
   document.title = `${model.name} · slotforge`;
   const page = new GamePage(root, session, model);
-  (window as unknown as { slotforge: unknown }).slotforge = { page, frameTimes };
+  (window as unknown as { slotforge: unknown }).slotforge = { page, frameTimes, startTimes };
 }

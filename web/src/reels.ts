@@ -45,10 +45,15 @@ export function anticipatedReels(screen: Screen, rule: Anticipation | undefined)
   return anticipated;
 }
 
-const PASSING = 14; // symbols passing by on the first reel; later reels pass more
+const PASSING = 12; // symbols passing by on the first reel; later reels pass more
 
-/** Frame times (ms) measured while reels spin; read by the browser tests. */
+/** Frame times (ms) measured while the reels move (from the moment their animations start, when
+ * the new strips are in place, to their stop); read by the browser tests. */
 export const frameTimes: number[] = [];
+
+/** For each spin, the time (ms) from pressing to the reels' first moving frame: building the
+ * strips and drawing them the first time. */
+export const startTimes: number[] = [];
 
 export class Reels {
   readonly element: HTMLElement;
@@ -123,15 +128,39 @@ export class Reels {
     return screen.map((row) => row[reel]);
   }
 
-  /** Show a screen at rest. */
+  /** Show a screen at rest. Each strip is laid for the next spin already (empty cells for the
+   * screen to come, the symbols that will pass, then this screen in the window), so that pressing
+   * SPIN only fills the top cells and starts the strips moving: the passing symbols were drawn
+   * while the reels rested, not in the spin's first frames. */
   show(screen: Screen): void {
     this.screen = screen;
-    this.strips.forEach((strip, reel) => {
-      strip.style.setProperty("--len", String(this.options.rows));
-      strip.innerHTML = this.cells(this.column(screen, reel), true, reel);
-      strip.style.transform = "translateY(0)";
-    });
+    this.strips.forEach((strip, reel) => this.rest(strip, reel, this.column(screen, reel)));
     this.element.dataset.screen = JSON.stringify(screen);
+  }
+
+  private rest(strip: HTMLElement, reel: number, codes: string[], passing = this.passing(reel, 0)): void {
+    const rows = this.options.rows;
+    const length = rows + passing.length + rows;
+    strip.style.setProperty("--len", String(length));
+    strip.innerHTML = `<div class="cell next"></div>`.repeat(rows) + this.cells(passing, false, reel) + this.cells(codes, true, reel);
+    strip.style.transform = `translateY(${(-100 * (length - rows)) / length}%)`;
+  }
+
+  private passing(reel: number, extra: number): string[] {
+    return Array.from({ length: PASSING + reel * 2 + extra }, () => this.randomSymbol());
+  }
+
+  /** Fill a rested strip's empty top cells with the screen to come; the screen in the window
+   * becomes passing symbols. */
+  private load(strip: HTMLElement, reel: number, codes: string[]): void {
+    for (const cell of strip.querySelectorAll<HTMLElement>(".cell[data-row]")) {
+      cell.className = "cell passing";
+      for (const name of ["row", "reel", "symbol", "mark"]) delete cell.dataset[name];
+      cell.removeAttribute("aria-label");
+      cell.querySelector(".value")?.remove();
+    }
+    const next = [...strip.querySelectorAll<HTMLElement>(".cell.next")];
+    next.forEach((cell, row) => (cell.outerHTML = this.cells([codes[row]], true, reel).replace('data-row="0"', `data-row="${row}"`)));
   }
 
   /** Spin every reel and stop them, left to right, on ``screen``; ``held`` reels' cells stay. */
@@ -148,33 +177,36 @@ export class Reels {
     this.strips.forEach((strip, reel) => {
       const before = this.column(this.screen, reel);
       const after = this.column(screen, reel);
-      if (after.every((code, row) => still.has(`${row},${reel}`) && code === before[row])) {
-        strip.innerHTML = this.cells(after, true, reel);
-        return;
-      }
+      if (after.every((code, row) => still.has(`${row},${reel}`) && code === before[row])) return; // held: it stays
       const anticipated = slow.includes(reel);
-      if (anticipated) delay += 700;
-      const passing = Array.from({ length: quick ? 4 : PASSING + reel * 3 + (anticipated ? 12 : 0) }, () => this.randomSymbol());
-      const codes = [...after, ...passing, ...before];
-      strip.style.setProperty("--len", String(codes.length));
-      strip.innerHTML = this.cells(after, true, reel) + this.cells([...passing, ...before], false, reel);
-      const from = `translateY(${(-100 * (codes.length - rows)) / codes.length}%)`;
+      if (anticipated) {
+        delay += 700;
+        this.rest(strip, reel, before, this.passing(reel, 10)); // a longer strip: it turns a while longer
+      }
+      this.load(strip, reel, after);
+      const length = Number(strip.style.getPropertyValue("--len"));
+      const from = `translateY(${(-100 * (length - rows)) / length}%)`;
       const duration = (quick ? 220 + reel * 50 : 520 + reel * 170) + delay;
       const animation = strip.animate([{ transform: from }, { transform: "translateY(0)" }], {
         duration,
         easing: "cubic-bezier(0.25, 0.1, 0.3, 1.08)",
+        fill: "forwards", // held on the screen until the strip is laid at rest again
       });
       if (anticipated) this.glowWhileSpinning(reel, animation);
       animations.push(animation);
     });
     this.running = animations;
     this.element.classList.add("spinning");
+    const pressed = performance.now();
+    await Promise.all(animations.map((a) => a.ready.catch(() => undefined)));
+    startTimes.push(performance.now() - pressed);
     const measuring = this.measureFrames();
     await Promise.all(animations.map((a) => a.finished.catch(() => undefined)));
     measuring.stop();
     this.running = [];
     this.element.classList.remove("spinning");
     this.show(screen);
+    for (const animation of animations) animation.cancel(); // the rest layout's own offset shows the same screen
   }
 
   /** An anticipated reel's window glows until it stops. */
