@@ -5,6 +5,8 @@ import { defineConfig } from "vite";
 // (index.html) and the operator's back office (operator.html, served at /operator).
 export default defineConfig({
   base: "/",
+  // Copied as they are into the build (and so into the Python package): the art's attribution.
+  publicDir: "src/public",
   build: {
     outDir: "../src/slotforge/web/dist",
     emptyOutDir: true,

@@ -92,7 +92,13 @@ def test_a_games_model_has_what_its_screen_and_paytable_need(client):
     assert model["line_pays"]["DRAGON"] == {"2": 2, "3": 50, "4": 250, "5": 1000}
     assert model["scatter_pays"]["EMPEROR"]["3"] == 5
     assert model["decisions"] == {"gamble": ["collect", "red", "black", "hearts", "diamonds", "clubs", "spades"]}
-    assert {"code": "SEAL", "kind": "wild"} in model["symbols"]
+    # Dynasty's SEAL (its WILD) lands on reels 2 to 4 only: the client anticipates only where a
+    # symbol can land, and the resting screen shows none of it.
+    assert {"code": "SEAL", "kind": "wild", "reels": [2, 3, 4]} in model["symbols"]
+    assert {"code": "EMPEROR", "kind": "scatter"} in model["symbols"]  # every reel: no list
+    assert model["stake_rule"] == {"amount": "coin_value", "times": ["lines", "coins_per_line"], "factor": 1}
+    rest = model["resting_screen"]
+    assert len(rest) == 3 and all(len(row) == 5 for row in rest) and "SEAL" not in {c for row in rest for c in row}
     assert "reels" not in model  # the strips are the lab's, not the player's
 
 

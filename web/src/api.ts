@@ -139,6 +139,9 @@ export function explain(error: unknown): string {
       return "The game server cannot be reached. Check your connection and try again.";
     case "NOT_FOUND":
       return `Not found: ${b.message}`;
+    case "VALIDATION":
+      // The server's text names patterns and types: a player is told which value, in words.
+      return `${b.field ? `The value for ${b.field.replace(/^.*\./, "").replace(/_/g, " ")}` : "A value"} was not accepted: check it and try again.`;
     default:
       return `${b.error}: ${b.message}`;
   }

@@ -1,4 +1,8 @@
-// Bet fields from the game's bet description in the session (no game is named here).
+// Bet fields from the game's bet description in the session, and a bet's stake by the server's
+// stake rule (no game is named here, and no game's formula is repeated).
+
+import { fromMinor, toMinor } from "./money";
+import type { StakeRule } from "./types";
 
 export interface BetField {
   name: string;
@@ -45,4 +49,18 @@ export function betFields(spec: Record<string, unknown>, extra: Record<string, s
 
 export function betOf(fields: BetField[]): Record<string, string | number> {
   return Object.fromEntries(fields.map((field) => [field.name, field.value]));
+}
+
+/** A bet's stake by the game's stake rule from the server: the amount field x each count field x
+ * the factor, in exact minor units ("" while a field is missing). */
+export function stakeOf(rule: StakeRule, bet: Record<string, string | number>): string {
+  const amount = bet[rule.amount];
+  if (amount === undefined) return "";
+  let minor = toMinor(String(amount)) * BigInt(rule.factor);
+  for (const name of rule.times) {
+    const count = bet[name];
+    if (typeof count !== "number" && !/^\d+$/.test(String(count))) return "";
+    minor *= BigInt(count);
+  }
+  return fromMinor(minor);
 }

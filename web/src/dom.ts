@@ -53,7 +53,26 @@ export function clock(seconds: number): string {
   return [hh, mm, ss].map((n) => String(n).padStart(2, "0")).join(":");
 }
 
-/** A game's volatility in words, as its PAR sheet gives it. */
+// The volatility words of the PAR sheets, from the calmest: a player's scale of 1 to 4.
+const VOLATILITY_SCALE = ["low", "medium", "medium-high", "high"];
+
+/** A game's volatility as a player reads it: the word and its place on the scale ("high", 4 of 4). */
+export function volatilityLevel(v: Volatility | null): { word: string; level: number; of: number } | null {
+  if (!v) return null;
+  const level = VOLATILITY_SCALE.indexOf(v.word.toLowerCase()) + 1;
+  return { word: v.word, level: level || VOLATILITY_SCALE.length, of: VOLATILITY_SCALE.length };
+}
+
+/** The plain scale: "High ●●●●" with the word for a screen reader ("high volatility, 4 of 4"). */
+export function volatilityScale(v: Volatility | null): HTMLElement {
+  const level = volatilityLevel(v);
+  if (!level) return h("span", { class: "volatility-scale", text: "not published" });
+  const dots = Array.from({ length: level.of }, (_, i) => `<i class="${i < level.level ? "on" : ""}"></i>`).join("");
+  return h("span", { class: "volatility-scale", role: "img", "aria-label": `${level.word} volatility, ${level.level} of ${level.of}` },
+    h("b", { text: level.word.charAt(0).toUpperCase() + level.word.slice(1) }), h("span", { class: "dots", "aria-hidden": "true", html: dots }));
+}
+
+/** A game's volatility figures, as its PAR sheet gives them (the paytable's maths section). */
 export function volatilityText(v: Volatility | null): string {
   if (!v) return "see the game's PAR sheet";
   const spread = `volatility index ${v.index}, standard deviation ${v.std} × stake per round`;

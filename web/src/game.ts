@@ -1,23 +1,28 @@
 // The game page: one generic page for every game, its look from the game's screen module and
 // everything else (grid, symbols, pays, bets, decisions) from the server.
 
-import { ApiError, explain, listen, request, storedSession } from "./api";
-import { betFields, betOf, type BetField } from "./bets";
+import { ApiError, explain, request, storedSession } from "./api";
+import { AutoplayControl } from "./autoplay";
+import { BetPanel } from "./betpanel";
+import { JackpotTicker } from "./jackpots";
 import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
-import { openAutoplay, openHistory, openPaytable, openSettings, showIntro, type AutoplayPlan } from "./panels";
-import { Reels, frameTimes } from "./reels";
-import { cellValues, describeEvent, describeWin, winCells } from "./rounds";
+import { openHistory, openPaytable, openSettings, showIntro } from "./panels";
+import { WinPresenter } from "./presenter";
+import { Reels, frameTimes, startTimes, type Anticipation } from "./reels";
+import { RoundPresenter } from "./round-presenter";
+import { describeEvent, winCells } from "./rounds";
 import { screenFor } from "./screens";
 import type { GameScreen } from "./screens/screen";
 import { beep, loadSettings, type Settings } from "./settings";
-import type { GameModel, JackpotValue, JackpotWin, RoundAnswer, RoundRecord, Session, Step } from "./types";
+import type { GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GamePage {
   private reels: Reels;
-  private fields: BetField[];
+  private wins: WinPresenter;
+  private presenter: RoundPresenter;
+  private betPanel: BetPanel;
   private settings: Settings = loadSettings();
   private balance: string;
   private lastWin = "0.00";
@@ -25,18 +30,12 @@ export class GamePage {
   private open: RoundRecord | null = null;
   private busy = false;
   private lastStart = 0;
-  private autoplay: AutoplayPlan | null = null;
+  private autoplay: AutoplayControl;
   private startedAt = Date.now();
   private nextRealityCheck = 0; // session seconds
-  private values = new Map<string, string>(); // "row,reel" -> a value shown on a cell this round
   private carried: Record<string, unknown>; // the state this game carries to the player's next round
-  private drawnCards: string[] = []; // the gamble's cards drawn this round
   private refocusSpin = false; // give SPIN the focus back once it can be pressed again
-  private keptBefore = new Map<string, { symbol: string; value?: string }>(); // cells the carried state kept when this round started
-  private sceneEvents = new Map<string, Step["events"]>(); // a scene's name -> the events that drew it this round
-  private told: Step["events"] = []; // every event the meters were shown this round, in order
-  private jackpots = h("div", { class: "jackpots", "aria-label": "Jackpots", role: "group" });
-  private meters = h("div", { class: "jackpots feature-meters", "aria-label": "Feature", role: "group" });
+  private jackpots: JackpotTicker;
   private qaScript: HTMLTextAreaElement | null = null;
   readonly screen: GameScreen;
   private ui = {
@@ -46,18 +45,11 @@ export class GamePage {
     net: h("output", { class: "net", "aria-label": "Net position" }),
     timer: h("output", { class: "timer", "aria-label": "Session time" }),
     message: h("p", { class: "message", role: "alert" }),
-    captions: h("ol", { class: "captions", "aria-label": "Round events", "aria-live": "polite" }),
-    wins: h("ul", { class: "wins", "aria-label": "Wins" }),
     decisions: h("div", { class: "decisions", role: "group", "aria-label": "Decision" }),
     banner: h("div", { class: "banner", "aria-live": "polite" }),
     spin: h("button", { class: "spin", "aria-label": "Spin", text: "SPIN" }),
-    autoplay: h("button", { class: "autoplay", "aria-label": "Autoplay", text: "AUTO" }),
-    maxBet: h("button", { class: "max-bet", "aria-label": "Max bet", text: "MAX BET" }),
-    bets: h("div", { class: "bets", role: "group", "aria-label": "Bet" }),
-    gamble: h("div", { class: "gamble", "aria-live": "polite" }),
     jackpotNews: h("p", { class: "jackpot-news", "aria-live": "polite" }),
   };
-  private log = h("div", { class: "log" }, this.ui.wins, this.ui.captions); // scrolls in its own box
 
   constructor(
     private root: HTMLElement,
@@ -69,17 +61,27 @@ export class GamePage {
     this.net = session.net_position;
     this.carried = session.carried_state?.[model.code] ?? {};
     const game = session.games.find((g) => g.code === model.code);
-    this.fields = betFields(game?.bet ?? model.bet, this.screen.betValues);
+    this.betPanel = new BetPanel(game?.bet ?? model.bet, this.screen.betValues ?? {}, model.stake_rule, () => this.betChanged());
+    this.autoplay = new AutoplayControl(model.code, session.jurisdiction, () => this.betPanel.bet, {
+      play: (planId) => this.play(planId),
+      deciding: () => !!this.open,
+      gap: () => this.rules.min_round_ms - (Date.now() - this.lastStart),
+      say: (text) => this.say(text),
+      changed: () => this.refresh(),
+    });
+    this.jackpots = new JackpotTicker(model, this.screen, session.currency, () => ({ stake: this.stakeText(), fields: this.betPanel.bet }));
     const kinds = Object.fromEntries(model.symbols.map((s) => [s.code, s.kind]));
     const blur = model.symbols.filter((s) => s.code !== "BLANK" && !["mystery"].includes(s.kind)).map((s) => s.code);
-    this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur });
+    this.reels = new Reels({ rows: model.grid.rows, reels: model.grid.reels, kinds, art: this.screen.symbols, blur, rest: model.resting_screen, anticipate: anticipation(model) });
+    this.wins = new WinPresenter(this.reels, this.ui.banner, model);
+    this.presenter = new RoundPresenter(this.reels, this.wins, this.screen, model, () => this.settings.quickSpin && this.rules.turbo, () => beep(this.settings, 220, 40));
     this.root.style.setProperty("--ratio", String(model.grid.reels / model.grid.rows));
     this.render();
     this.resume();
     if (!this.open) this.showCarried();
     this.refresh();
     setInterval(() => this.tick(), 1000);
-    if (this.model.jackpot || this.screen.jackpots) this.followJackpots();
+    if (this.jackpots.shown) this.jackpots.follow();
     if (this.settings.intro) showIntro(this.model, this.screen, this.settings);
   }
 
@@ -111,7 +113,7 @@ export class GamePage {
       h(
         "nav",
         { "aria-label": "Game menu" },
-        button("Paytable", () => openPaytable(this.model, this.screen, betOf(this.fields), this.currency)),
+        button("Paytable", () => openPaytable(this.model, this.screen, this.stakeText(), this.currency)),
         button("History", () => openHistory(this.session, this.model, this.screen)),
         button("Settings", () =>
           openSettings(this.settings, this.rules, (s) => {
@@ -129,23 +131,22 @@ export class GamePage {
       this.rules.show_net_position ? meter("Net position", this.ui.net) : null,
       this.rules.show_session_timer ? meter("Session", this.ui.timer) : null,
     );
-    for (const field of this.fields) this.ui.bets.append(this.betControl(field));
     this.ui.spin.addEventListener("click", () => void this.spinOrStop());
-    this.ui.maxBet.addEventListener("click", () => this.maxBet());
-    this.ui.autoplay.addEventListener("click", () => this.toggleAutoplay());
+    this.betPanel.maxBetButton.addEventListener("click", () => this.betPanel.maxBet([this.rules.max_stake, this.balance]));
     const controls = h(
       "div",
       { class: "controls" },
-      this.ui.bets,
-      this.ui.maxBet,
-      this.rules.autoplay.allowed ? this.ui.autoplay : null,
+      this.betPanel.element,
+      this.betPanel.maxBetButton,
+      this.rules.autoplay.allowed ? this.autoplay.button : null,
       this.ui.spin,
     );
     const stage = h("section", { class: "stage", "aria-label": "Game" }, this.reels.element, this.ui.banner);
     // What the round tells beside the reels (a side column on a desktop, under them on a phone):
     // the feature's scene, the gamble's card, the decision, and the round's wins and events.
-    const side = h("div", { class: "side" }, this.meters, this.ui.gamble, this.ui.decisions, this.ui.message, this.log);
-    const jackpots = this.model.jackpot || this.screen.jackpots ? this.jackpots : null;
+    const p = this.presenter;
+    const side = h("div", { class: "side" }, p.meters, p.gamble, this.ui.decisions, this.ui.message, p.log);
+    const jackpots = this.jackpots.shown ? this.jackpots.element : null;
     this.root.classList.add("game-page");
     this.root.replaceChildren(...[top, jackpots, stage, side, meters, controls].filter((e): e is HTMLElement => !!e));
     if (new URLSearchParams(location.search).has("qa")) this.root.append(this.qaPanel());
@@ -164,29 +165,15 @@ export class GamePage {
     return h("details", { class: "qa", open: true }, h("summary", { text: "QA: forced outcomes (a --qa server only)" }), this.qaScript);
   }
 
-  private betControl(field: BetField): HTMLElement {
-    const select = h("select", { "aria-label": field.label, name: field.name });
-    for (const value of field.values) {
-      select.append(h("option", { value: String(value), text: String(value), selected: value === field.value }));
-    }
-    select.addEventListener("change", () => {
-      const index = select.selectedIndex;
-      field.value = field.values[index];
-      this.showMeters();
-      this.renderJackpots();
-      this.showCarried();
-    });
-    return h("label", { class: "bet" }, h("span", { text: field.label }), select);
+  /** The bet changed: its stake, the jackpots that follow it, and what the game keeps at it. */
+  private betChanged(): void {
+    this.showMeters();
+    this.jackpots.render();
+    this.showCarried();
   }
 
-  private syncBetControls(): void {
-    this.fields.forEach((field, i) => {
-      const select = this.ui.bets.querySelectorAll("select")[i];
-      if (select) select.selectedIndex = field.values.indexOf(field.value);
-    });
-    this.showMeters();
-    this.renderJackpots();
-    this.showCarried();
+  private stakeText(): string {
+    return this.betPanel.stake;
   }
 
   /** The symbols the game keeps for the next round at this bet (stickies), on their cells and
@@ -205,34 +192,8 @@ export class GamePage {
   /** The cells the carried state keeps at the current bet: "row,reel" -> symbol and value. */
   private keptCells(): Map<string, { symbol: string; value?: string }> {
     const reels = this.model.grid.reels;
-    const held = this.screen.carried?.(this.carried, betOf(this.fields)) ?? [];
+    const held = this.screen.carried?.(this.carried, this.betPanel.bet) ?? [];
     return new Map(held.map(({ cell, ...kept }) => [`${Math.floor(cell / reels)},${cell % reels}`, kept]));
-  }
-
-  private maxBet(): void {
-    for (const field of this.fields) {
-      if (field.values.every((v) => typeof v === "number" || /^\d/.test(String(v)))) field.value = field.values[field.values.length - 1];
-    }
-    const limit = this.rules.max_stake;
-    while (limit && this.stakeText() && toMinor(this.stakeText()) > toMinor(limit) && this.stepDown()) {
-      /* lower the largest field until the stake is within the jurisdiction's limit */
-    }
-    this.syncBetControls();
-  }
-
-  private stepDown(): boolean {
-    for (const field of [...this.fields].reverse()) {
-      const i = field.values.indexOf(field.value);
-      if (i > 0 && typeof field.values[0] !== "string") {
-        field.value = field.values[i - 1];
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private stakeText(): string {
-    return this.screen.stake(betOf(this.fields));
   }
 
   private showMeters(): void {
@@ -242,62 +203,6 @@ export class GamePage {
     this.ui.lastWin.textContent = formatMoney(this.lastWin, this.currency);
     this.ui.net.textContent = formatMoney(this.net, this.currency);
     this.ui.timer.textContent = clock(this.session.elapsed_s + (Date.now() - this.startedAt) / 1000);
-  }
-
-  /** The jackpot values live: fixed ones from the stake (the screen module), the pools from the
-   * server's stream (values every second, each win at once); polled instead if the stream is
-   * refused. */
-  private pools: { current: string; currency: string }[] = [];
-
-  private followJackpots(): void {
-    this.renderJackpots();
-    if (!this.model.jackpot) return;
-    const code = this.model.code;
-    listen("/v1/jackpots/stream", {
-      values: ({ pools }: { pools: JackpotValue[] }) => {
-        this.pools = pools.filter((p) => p.pool === code);
-        this.renderJackpots();
-      },
-      win: (win: JackpotWin) => {
-        if (win.pool === code) this.announceJackpot(win);
-      },
-    }, () => {
-      void this.pollJackpots();
-      setInterval(() => void this.pollJackpots(), 5000);
-    });
-  }
-
-  private async pollJackpots(): Promise<void> {
-    try {
-      const { pools } = await request<{ pools: { game: string; current: string; currency: string }[] }>("GET", "/v1/jackpots");
-      this.pools = pools.filter((p) => p.game === this.model.code);
-    } catch {
-      return; // shown again on the next poll
-    }
-    this.renderJackpots();
-  }
-
-  /** Someone (this player or another) has just won the pool: said, and the pot lit a moment. */
-  private announceJackpot(win: JackpotWin): void {
-    const name = this.screen.poolName ?? "Jackpot";
-    this.ui.jackpotNews.textContent = `${name} jackpot won: ${formatMoney(win.amount, this.pools[0]?.currency ?? "EUR")}`;
-    this.jackpots.classList.add("just-won");
-    setTimeout(() => this.jackpots.classList.remove("just-won"), 4000);
-    setTimeout(() => {
-      if (this.ui.jackpotNews.textContent?.startsWith(`${name} jackpot won`)) this.ui.jackpotNews.textContent = "";
-    }, 10000);
-  }
-
-  private renderJackpots(): void {
-    const fixed = (this.screen.jackpots?.(betOf(this.fields), this.model) ?? []).map((j) => ({ ...j, currency: this.currency }));
-    // A pool is kept in its own currency (EUR), whatever the player's.
-    const shown = [...fixed, ...this.pools.map((p) => ({ name: this.screen.poolName ?? "Jackpot", amount: p.current, currency: p.currency }))];
-    this.jackpots.replaceChildren(
-      ...shown.map((j) =>
-        h("div", { class: `jackpot ${j.name.toLowerCase()}` }, h("span", { text: j.name }), h("output", { "aria-label": `${j.name} jackpot`, text: formatMoney(j.amount, j.currency) })),
-      ),
-      this.ui.jackpotNews,
-    );
   }
 
   private tick(): void {
@@ -320,11 +225,10 @@ export class GamePage {
     const waiting = this.lastStart > 0 && wait > 0;
     const canQuickStop = this.busy && this.reels.spinning && this.rules.turbo;
     this.ui.spin.disabled = (this.busy && !canQuickStop) || !!this.open || waiting;
-    this.ui.spin.textContent = this.autoplay ? "STOP" : canQuickStop ? "STOP" : waiting ? `${Math.ceil(wait / 1000)}` : "SPIN";
-    this.ui.spin.setAttribute("aria-label", this.autoplay ? "Stop autoplay" : "Spin");
+    this.ui.spin.textContent = this.autoplay.running ? "STOP" : canQuickStop ? "STOP" : waiting ? `${Math.ceil(wait / 1000)}` : "SPIN";
+    this.ui.spin.setAttribute("aria-label", this.autoplay.running ? "Stop autoplay" : "Spin");
     this.root.dataset.busy = String(this.busy || !!this.open);
-    for (const select of this.ui.bets.querySelectorAll("select")) select.disabled = this.busy || !!this.open || !!this.autoplay;
-    this.ui.maxBet.toggleAttribute("disabled", this.busy || !!this.open || !!this.autoplay);
+    this.betPanel.disabled = this.busy || !!this.open || this.autoplay.running;
     if (this.refocusSpin && !this.ui.spin.disabled && !this.open && !this.busy) {
       this.refocusSpin = false;
       if (this.focusLost()) this.ui.spin.focus();
@@ -344,7 +248,7 @@ export class GamePage {
 
   private async spinOrStop(): Promise<void> {
     this.refocusSpin = true;
-    if (this.autoplay) return this.stopAutoplay("player");
+    if (this.autoplay.running) return this.autoplay.stop("player");
     if (this.busy) {
       if (this.reels.spinning && this.rules.turbo) this.reels.stopNow();
       return;
@@ -357,10 +261,9 @@ export class GamePage {
   private async play(autoplayId?: number): Promise<boolean> {
     this.busy = true;
     this.say("");
-    this.keptBefore = this.keptCells();
-    this.clearRound();
+    this.presenter.keptBefore = this.keptCells();
     this.refresh();
-    const body: Record<string, unknown> = { game: this.model.code, bet: betOf(this.fields) };
+    const body: Record<string, unknown> = { game: this.model.code, bet: this.betPanel.bet };
     if (autoplayId) body.autoplay = autoplayId;
     const script = this.qaScript?.value.trim();
     if (script) body.script = JSON.parse(script);
@@ -370,6 +273,9 @@ export class GamePage {
       // answer: counting the least gap from the answer never sends the next round too soon.
       this.lastStart = Date.now();
       if (this.qaScript) this.qaScript.value = "";
+      // The last round's win stays on show until a new round has really started: a refused
+      // request (funds, limits) leaves it as it was.
+      this.presenter.clear();
       this.balance = sub(answer.round.balance_before, answer.round.total_bet);
       this.showMeters();
       await this.showRound(answer, []);
@@ -377,7 +283,7 @@ export class GamePage {
     } catch (error) {
       this.lastStart = error instanceof ApiError && error.code === "MIN_ROUND_DURATION" ? this.lastStart : 0;
       if (error instanceof ApiError && error.code === "AUTOPLAY_STOPPED") {
-        this.autoplay = null;
+        this.autoplay.forget();
       }
       if (error instanceof ApiError && error.body.balance) this.balance = error.body.balance;
       this.say(explain(error));
@@ -408,44 +314,6 @@ export class GamePage {
     }
   }
 
-  private clearRound(): void {
-    this.ui.wins.replaceChildren();
-    this.ui.captions.replaceChildren();
-    this.ui.banner.textContent = "";
-    this.ui.banner.className = "banner";
-    this.ui.gamble.replaceChildren();
-    this.reels.highlight(new Set());
-    this.values.clear();
-    this.sceneEvents.clear();
-    this.told = [];
-    this.drawnCards = [];
-    this.meters.replaceChildren();
-  }
-
-  /** Show a feature's progress as its events move it (one meter per name, the latest value),
-   * drawn as a scene where the game's screen has one for it. */
-  private moveMeters(events: Step["events"]): void {
-    for (const event of events) {
-      const meter = this.screen.meter?.(event, this.told, this.model);
-      this.told.push(event);
-      if (!meter) continue;
-      const [name, text] = meter;
-      let box = [...this.meters.children].find((child) => (child as HTMLElement).dataset.meter === name) as HTMLElement | undefined;
-      if (!box) {
-        const scene = this.screen.scenes?.[name];
-        box = h(scene ? "figure" : "div", { class: scene ? "scene" : "jackpot", "data-meter": name }, scene ? h("div", { class: "picture" }) : null);
-        box.append(h(scene ? "figcaption" : "span", { text: name }), h("output", { "aria-label": name }));
-        this.meters.append(box);
-      }
-      box.querySelector("output")!.textContent = text;
-      const draw = this.screen.scenes?.[name];
-      if (!draw) continue;
-      const drawn = [...(this.sceneEvents.get(name) ?? []), event];
-      this.sceneEvents.set(name, drawn);
-      box.querySelector(".picture")!.innerHTML = draw(drawn, this.model);
-    }
-  }
-
   /** Show what a round's record adds to the steps already ``seen`` (a decision may add steps or
    * continue the last one), then pay the round or offer its decision. */
   private async showRound(answer: RoundAnswer, seen: Step[]): Promise<void> {
@@ -454,7 +322,7 @@ export class GamePage {
     for (let i = 0; i < round.steps.length; i++) {
       const before = seen[i];
       if (before && JSON.stringify(before) === JSON.stringify(round.steps[i])) continue;
-      await this.showStep(round.steps[i], i > 0, before);
+      await this.presenter.showStep(round.steps[i], i > 0, before);
     }
     this.balance = answer.balance;
     if (round.status === "awaiting") {
@@ -471,7 +339,7 @@ export class GamePage {
 
   private finishRound(round: RoundRecord): void {
     this.ui.decisions.replaceChildren();
-    this.ui.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
+    this.presenter.gamble.querySelector(".face-down")?.remove(); // a gamble offered and declined
     this.lastWin = round.total_win;
     if (round.status === "complete") this.net = add(this.net, sub(round.total_win, round.total_bet));
     if (round.status === "complete" && round.state) {
@@ -481,10 +349,8 @@ export class GamePage {
     const win = toMinor(round.total_win);
     if (win > 0n) {
       // No celebration for a win that does not exceed the stake (it is not a gain).
-      const gain = win > toMinor(round.total_bet);
-      this.ui.banner.textContent = `${gain ? "WIN" : "Paid"} ${formatMoney(round.total_win, this.currency)}`;
-      this.ui.banner.className = gain ? "banner celebrate" : "banner";
-      if (gain) beep(this.settings, 880, 200);
+      this.wins.announce(round.total_win, round.total_bet, this.currency);
+      if (win > toMinor(round.total_bet)) beep(this.settings, 880, 200);
     }
     if (round.status === "void") this.say("This round was void and its stake refunded.");
   }
@@ -507,92 +373,10 @@ export class GamePage {
     const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
     this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
     // A gamble not yet played shows its card face down.
-    if (awaiting.decision === "gamble" && !this.ui.gamble.childElementCount) {
-      this.ui.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));
+    if (awaiting.decision === "gamble" && !this.presenter.gamble.childElementCount) {
+      this.presenter.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));
     }
     buttons[0]?.focus();
-  }
-
-  private async showStep(step: Step, later: boolean, before?: Step): Promise<void> {
-    const quick = this.settings.quickSpin && this.rules.turbo;
-    const whole = step;
-    if (before) {
-      // The step went on after a decision: its screen stays, its new wins and events are told.
-      step = { ...step, wins: step.wins.slice(before.wins.length), events: step.events.slice(before.events.length) };
-      if (JSON.stringify(before.screen) !== JSON.stringify(step.screen)) this.reels.show(step.screen);
-    } else if (step.screen.length) {
-      const keep = this.heldCells(step);
-      // A screen that changed after it landed (mysteries revealed) lands first as it fell.
-      const landed = step.events.find((e) => e.type === "landed" && Array.isArray(e.screen))?.screen as string[][] | undefined;
-      await this.reels.spin(landed ?? step.screen, quick || (later && step.kind === "bonus"), keep);
-      beep(this.settings, 220, 40);
-      if (landed) {
-        await pause(quick ? 120 : 350);
-        this.reels.reveal(step.screen);
-      }
-      for (const [row, reel, text] of cellValues(step.events, this.model.grid.reels)) this.values.set(`${row},${reel}`, text);
-      for (const [key, text] of this.values) {
-        const [row, reel] = key.split(",").map(Number);
-        if (step.screen[row]?.[reel] !== "BLANK") this.reels.label(row, reel, text);
-      }
-      const cells = new Set<string>();
-      for (const win of step.wins) for (const cell of winCells(win, step.screen, this.model)) cells.add(cell);
-      this.reels.highlight(cells);
-      this.reels.mark(this.screen.marks?.(step, this.model) ?? new Map());
-      if (!later) {
-        // The symbols carried into this round land where they were kept.
-        const kept = [...this.keptBefore].filter(([key, { symbol }]) => step.screen[Number(key.split(",")[0])]?.[Number(key.split(",")[1])] === symbol);
-        this.reels.mark(new Map(kept.map(([key]) => [key, "carried"])));
-        for (const [key, { value }] of kept) {
-          if (!value || this.values.has(key)) continue;
-          this.values.set(key, value);
-          const [row, reel] = key.split(",").map(Number);
-          this.reels.label(row, reel, value);
-        }
-      }
-    }
-    // A gamble's card is drawn once: a step that only goes on (a collect) keeps it.
-    if (whole.kind === "gamble" && !whole.screen.length && !before) this.showGamble(whole);
-    // A new screen (a free spin, a re-spin) is told to the meters as a "step" before its events.
-    this.moveMeters(before ? step.events : [{ type: "step", kind: step.kind }, ...step.events]);
-    for (const win of step.wins) this.ui.wins.append(h("li", { text: describeWin(win) }));
-    for (const event of step.events) {
-      const line = describeEvent(event, this.screen);
-      if (line) this.ui.captions.append(h("li", { text: line }));
-    }
-    // The newest line in view, in whichever box scrolls (the log's on a desktop, the list's on a phone).
-    this.ui.captions.scrollTop = this.ui.captions.scrollHeight;
-    this.log.scrollTop = this.log.scrollHeight;
-    const worth = step.wins.length || step.events.some((e) => describeEvent(e, this.screen));
-    if (worth) await pause(quick ? 150 : 450);
-  }
-
-  /** Cells that stay in place between two screens of a round (re-spins, held symbols). */
-  private heldCells(step: Step): Set<string> {
-    const held = new Set<string>();
-    for (const event of step.events) {
-      for (const p of (event.held ?? event.positions ?? []) as { row?: number; reel?: number }[]) {
-        if (typeof p.row === "number" && typeof p.reel === "number") held.add(`${p.row - 1},${p.reel - 1}`);
-      }
-    }
-    return held;
-  }
-
-  /** A gamble's card turns over to show what was drawn; the cards drawn before it this round
-   * lie face up beside it. */
-  private showGamble(step: Step): void {
-    const shown = step.card ?? step.drawn ?? "";
-    const last = [...step.events].reverse().find((e) => e.type === "gamble") as { choice?: string; won?: boolean } | undefined;
-    const face = (drawn: string) => this.screen.gambleFace?.(drawn) ?? `<span>${drawn}</span>`;
-    const earlier = this.drawnCards.map((drawn) => h("div", { class: "card small", html: face(drawn) }));
-    const card = h(
-      "div",
-      { class: `card ${shown.toLowerCase()}`, role: "img", "aria-label": `Drawn: ${shown}` },
-      h("div", { class: "flip" }, h("div", { class: "card-back", "aria-hidden": "true" }), h("div", { class: "card-face", html: face(shown) })),
-    );
-    this.drawnCards.push(shown);
-    this.ui.gamble.replaceChildren(...earlier, card);
-    if (last) this.ui.gamble.append(h("p", { class: last.won ? "won" : "lost", text: `${humanize(String(last.choice))}: ${last.won ? "won!" : "lost"}` }));
   }
 
   private resume(): void {
@@ -605,8 +389,8 @@ export class GamePage {
       for (const win of last.wins) for (const cell of winCells(win, last.screen, this.model)) cells.add(cell);
       this.reels.highlight(cells);
     }
-    for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.showGamble(step);
-    for (const step of round.steps) this.moveMeters([{ type: "step", kind: step.kind }, ...step.events]);
+    for (const step of round.steps) if (step.kind === "gamble" && !step.screen.length) this.presenter.showGamble(step);
+    for (const step of round.steps) this.presenter.moveMeters([{ type: "step", kind: step.kind }, ...step.events]);
     this.open = round;
     this.root.dataset.round = String(round.id);
     this.root.dataset.status = round.status;
@@ -614,45 +398,8 @@ export class GamePage {
     this.say("Your unfinished round is back where you left it: make your choice to go on.");
   }
 
-  private toggleAutoplay(): void {
-    if (this.autoplay) {
-      void this.stopAutoplay("player");
-      return;
-    }
-    openAutoplay(this.model.code, betOf(this.fields), this.rules, (plan) => void this.runAutoplay(plan));
-  }
-
-  private async runAutoplay(plan: AutoplayPlan): Promise<void> {
-    this.autoplay = plan;
-    this.ui.autoplay.textContent = "AUTO ■";
-    this.refresh();
-    while (this.autoplay && this.autoplay.id === plan.id) {
-      const wait = this.rules.min_round_ms - (Date.now() - this.lastStart);
-      if (wait > 0) await pause(wait);
-      if (!this.autoplay) break;
-      const played = await this.play(plan.id);
-      if (!played || this.open) {
-        if (this.open) this.say("Autoplay paused: this decision is yours.");
-        await this.stopAutoplay(null);
-        break;
-      }
-      await pause(300);
-    }
-  }
-
-  private async stopAutoplay(by: string | null): Promise<void> {
-    const plan = this.autoplay;
-    this.autoplay = null;
-    this.ui.autoplay.textContent = "AUTO";
-    this.refresh();
-    if (plan && by) {
-      await request("DELETE", `/v1/autoplay/${plan.id}`).catch(() => undefined);
-      this.say("Autoplay stopped.");
-    }
-  }
-
   private realityCheck(elapsed: number): void {
-    if (this.autoplay) void this.stopAutoplay("reality check");
+    if (this.autoplay.running) void this.autoplay.stop("reality check");
     const body = h(
       "div",
       {},
@@ -671,6 +418,15 @@ export class GamePage {
   }
 }
 
+/** The scatters that trigger a feature three at a time (on the reels each can land on), whose
+ * landing may slow the reels still to stop. */
+function anticipation(model: GameModel): Anticipation | undefined {
+  const scatters = model.symbols.filter((s) => s.kind === "scatter" && (!s.reels || s.reels.length >= 3));
+  if (!scatters.length) return undefined;
+  const reels = scatters.every((s) => s.reels) ? [...new Set(scatters.flatMap((s) => s.reels!.map((r) => r - 1)))] : undefined;
+  return { symbols: scatters.map((s) => s.code), count: 3, reels };
+}
+
 function meter(label: string, output: HTMLElement): HTMLElement {
   return h("div", { class: "meter" }, h("span", { text: label }), output);
 }
@@ -684,5 +440,5 @@ export async function openGame(root: HTMLElement, code: string): Promise<void> {
   ]);
   document.title = `${model.name} · slotforge`;
   const page = new GamePage(root, session, model);
-  (window as unknown as { slotforge: unknown }).slotforge = { page, frameTimes };
+  (window as unknown as { slotforge: unknown }).slotforge = { page, frameTimes, startTimes };
 }

@@ -1,7 +1,7 @@
 // The lobby: every game the server offers, with its picture, RTP and volatility.
 
 import { explain, request, storeSession, storedSession } from "./api";
-import { h, rtpStrategies, rtpText, volatilityText } from "./dom";
+import { h, rtpStrategies, rtpText, volatilityScale } from "./dom";
 import { screenFor } from "./screens";
 import type { CatalogueEntry } from "./types";
 import { markWarmingCards } from "./warmup";
@@ -34,7 +34,7 @@ export async function openLobby(root: HTMLElement): Promise<void> {
       h("div", { class: "picture", html: screen.picture }),
       h("h2", { text: game.name }),
       h("p", { class: "rtp", text: `RTP ${rtpText(game)}`, title: rtpStrategies(game) || undefined }),
-      h("p", { class: "volatility", text: `Volatility: ${volatilityText(game.volatility)}` }),
+      h("p", { class: "volatility" }, "Volatility: ", volatilityScale(game.volatility)),
       game.jackpot ? h("p", { class: "jackpot", text: "Progressive jackpot" }) : null,
       play,
     );

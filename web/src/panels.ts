@@ -1,8 +1,8 @@
 // The game page's dialogs: paytable and rules, history, settings, autoplay, intro.
 
 import { explain, request } from "./api";
-import { symbolSvg } from "./art";
-import { dialog, h, humanize, openModal, rtpStrategies, rtpText, volatilityText } from "./dom";
+import { ART_CREDITS, symbolSvg } from "./art";
+import { dialog, h, humanize, openModal, rtpStrategies, rtpText, volatilityLevel, volatilityText } from "./dom";
 import { formatMoney } from "./money";
 import { describeEvent, describeWin } from "./rounds";
 import type { GameScreen } from "./screens/screen";
@@ -37,11 +37,10 @@ function paylineGrid(line: number[], rows: number, index: number): HTMLElement {
 }
 
 /** The paytable and rules, generated from the model, with the RTP. */
-export function openPaytable(model: GameModel, screen: GameScreen, bet: Record<string, string | number>, currency: string): void {
+export function openPaytable(model: GameModel, screen: GameScreen, stake: string, currency: string): void {
   const body = h("div", { class: "paytable" });
-  body.append(h("p", { class: "rtp", text: `Return to player: ${rtpText(model)} (model ${model.model}). Volatility: ${volatilityText(model.volatility)}.` }));
+  body.append(h("p", { class: "rtp", text: `Return to player: ${rtpText(model)}. Volatility: ${volatilityLevel(model.volatility)?.word ?? "not published"}.` }));
   if (model.rtp_range) body.append(h("p", { class: "rtp-range", text: `The return depends on the player's strategy: ${rtpStrategies(model)}.` }));
-  const stake = screen.stake(bet);
   if (stake) body.append(h("p", { text: `Your stake: ${formatMoney(stake, currency)}.` }));
   if (model.line_pays && Object.keys(model.line_pays).length) body.append(payTable("Line pays", model.line_pays, model, screen, "coins per line, left to right"));
   if (model.scatter_pays && Object.keys(model.scatter_pays).length) body.append(payTable("Scatter pays", model.scatter_pays, model, screen, "x total stake, anywhere"));
@@ -58,7 +57,13 @@ export function openPaytable(model: GameModel, screen: GameScreen, bet: Record<s
   if (decisions.length) {
     body.append(h("h3", { text: "Decisions" }), h("ul", {}, ...decisions.map(([name, options]) => h("li", { text: `${humanize(name)}: ${options.join(", ")}` }))));
   }
+  body.append(
+    h("section", { class: "maths", "aria-label": "Maths" }, h("h3", { text: "Maths" }),
+      h("p", { text: `Return to player ${rtpText(model)} (model ${model.model}).` }),
+      h("p", { class: "volatility-figures", text: `Volatility: ${volatilityText(model.volatility)}.` })),
+  );
   body.append(h("p", { class: "note", text: "A malfunction voids all pays and plays. Every round is recorded and can be replayed." }));
+  body.append(h("p", { class: "credits", text: ART_CREDITS }));
   dialog(`${model.name}: paytable and rules`, body);
 }
 
@@ -79,7 +84,7 @@ function roundDetail(round: RoundRecord, verified: boolean | null, model: GameMo
       {},
       h("p", { text: `${i + 1}. ${humanize(step.kind)}${step.card ? `: ${step.card}` : ""}${step.drawn ? `: ${step.drawn}` : ""}` }),
       step.screen.length ? miniScreen(step.screen, model, art) : null,
-      ...step.wins.map((w) => h("p", { class: "win", text: describeWin(w) })),
+      ...step.wins.map((w) => h("p", { class: "win", text: describeWin(w, art) })),
       ...step.events.map((e) => describeEvent(e, art)).filter(Boolean).map((t) => h("p", { class: "event", text: t! })),
     ),
   );
@@ -187,6 +192,11 @@ export function openAutoplay(game: string, bet: Record<string, string | number>,
       const value = String(data.get(name) ?? "").trim();
       if (value) plan[name] = value;
     }
+    const wrong = autoplayFormProblem(plan, rules);
+    if (wrong) {
+      message.textContent = wrong;
+      return;
+    }
     try {
       const answer = await request<AutoplayPlan>("POST", "/v1/autoplay", plan);
       box.close();
@@ -195,6 +205,25 @@ export function openAutoplay(game: string, bet: Record<string, string | number>,
       message.textContent = explain(error);
     }
   });
+}
+
+const AMOUNT_NAMES: Record<string, string> = {
+  cash_decrease: "The loss limit",
+  single_win_at_least: "The single win to stop on",
+  cash_increase: "The cash increase to stop on",
+};
+
+/** What is wrong with an autoplay plan's amounts, in words (null: nothing): each an amount of
+ * money such as 50 or 12.50, above zero; the loss limit given where the jurisdiction wants one. */
+export function autoplayFormProblem(plan: Record<string, unknown>, rules: Pick<Jurisdiction, "autoplay">): string | null {
+  if (rules.autoplay.loss_limit_required && !plan.cash_decrease) return "A loss limit is required here: enter the most you are willing to lose, such as 50.00.";
+  for (const [name, what] of Object.entries(AMOUNT_NAMES)) {
+    const value = plan[name];
+    if (value === undefined) continue;
+    if (typeof value !== "string" || !/^[0-9]{1,12}(\.[0-9]{1,2})?$/.test(value)) return `${what} must be an amount of money such as 50 or 12.50 (digits, at most two after the point).`;
+    if (!/[1-9]/.test(value)) return `${what} must be more than zero.`;
+  }
+  return null;
 }
 
 /** The intro screen (the settings turn it off). */
@@ -206,7 +235,7 @@ export function showIntro(model: GameModel, screen: GameScreen, settings: Settin
   box.setAttribute("aria-label", `${model.name} intro`);
   box.append(
     h("div", { class: "picture", html: screen.picture }),
-    h("p", { text: `Return to player ${rtpText(model)} · volatility ${volatilityText(model.volatility)}` }),
+    h("p", { text: `Return to player ${rtpText(model)} · volatility ${volatilityLevel(model.volatility)?.word ?? "not published"}` }),
     h("label", { class: "setting" }, again, h("span", { text: "Show this screen next time" })),
     go,
   );

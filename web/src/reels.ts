@@ -10,12 +10,50 @@ export interface ReelOptions {
   kinds: Record<string, string>; // symbol code -> kind
   art: Record<string, SymbolArt>;
   blur: string[]; // symbols shown passing by while a reel spins
+  rest: Screen; // the screen shown before the first spin (the server's resting screen)
+  anticipate?: Anticipation; // the symbols whose landing may slow the reels still to stop
 }
 
-const PASSING = 14; // symbols passing by on the first reel; later reels pass more
+/** A symbol that triggers a feature in numbers (the scatters): ``count`` of them, on ``reels``
+ * (0-based; every reel when absent). */
+export interface Anticipation {
+  symbols: string[];
+  count: number;
+  reels?: number[];
+}
 
-/** Frame times (ms) measured while reels spin; read by the browser tests. */
+/** Whether the player asked for reduced motion: the reels then show still images. */
+export function reducedMotion(): boolean {
+  return typeof matchMedia === "function" && matchMedia("(prefers-reduced-motion: reduce)").matches;
+}
+
+/** The reels (0-based) that stop slowly, in anticipation of a feature: a reel is anticipated only
+ * while the symbols already landed on the reels before it, with those it and the reels after it
+ * can still hold, could still make the count (never a tease the drawn result has ruled out), and
+ * at least ``count - 1`` have landed. */
+export function anticipatedReels(screen: Screen, rule: Anticipation | undefined): number[] {
+  if (!rule || !screen.length) return [];
+  const reels = screen[0].length;
+  const canHold = (reel: number) => !rule.reels || rule.reels.includes(reel);
+  const anticipated: number[] = [];
+  let landed = 0;
+  for (let reel = 0; reel < reels; reel++) {
+    const still = Array.from({ length: reels - reel }, (_, i) => reel + i).filter(canHold).length;
+    if (landed >= rule.count - 1 && landed < rule.count && landed + still >= rule.count && canHold(reel)) anticipated.push(reel);
+    landed += screen.filter((row) => rule.symbols.includes(row[reel])).length;
+  }
+  return anticipated;
+}
+
+const PASSING = 12; // symbols passing by on the first reel; later reels pass more
+
+/** Frame times (ms) measured while the reels move (from the moment their animations start, when
+ * the new strips are in place, to their stop); read by the browser tests. */
 export const frameTimes: number[] = [];
+
+/** For each spin, the time (ms) from pressing to the reels' first moving frame: building the
+ * strips and drawing them the first time. */
+export const startTimes: number[] = [];
 
 export class Reels {
   readonly element: HTMLElement;
@@ -40,10 +78,31 @@ export class Reels {
       this.element.append(window);
       this.strips.push(strip);
     }
-    this.screen = Array.from({ length: options.rows }, (_, row) =>
-      Array.from({ length: options.reels }, (_, reel) => options.blur[(row * 3 + reel * 5) % options.blur.length]),
-    );
+    this.screen = options.rest;
     this.show(this.screen);
+    this.preload();
+  }
+
+  private imageCache = new Map<string, string>();
+
+  /** The passing symbols' images decoded before the first spin. */
+  private preload(): void {
+    for (const code of this.options.blur) {
+      const image = new Image();
+      image.src = /src="([^"]+)"/.exec(this.image(code))![1];
+      void image.decode?.().catch(() => undefined);
+    }
+  }
+
+  /** A passing symbol as an image of its SVG: the browser rasterises each symbol once and reuses
+   * it for every copy, so a spin's first frame does not draw a hundred SVGs. */
+  private image(code: string): string {
+    let image = this.imageCache.get(code);
+    if (!image) {
+      image = `<img alt="" decoding="sync" src="data:image/svg+xml,${encodeURIComponent(this.svg(code).replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" '))}">`;
+      this.imageCache.set(code, image);
+    }
+    return image;
   }
 
   private svg(code: string): string {
@@ -60,7 +119,7 @@ export class Reels {
       .map((code, row) =>
         final
           ? `<div class="cell" data-row="${row}" data-reel="${reel}" data-symbol="${code}">${this.svg(code)}</div>`
-          : `<div class="cell passing">${this.svg(code)}</div>`,
+          : `<div class="cell passing">${this.image(code)}</div>`,
       )
       .join("");
   }
@@ -69,48 +128,92 @@ export class Reels {
     return screen.map((row) => row[reel]);
   }
 
-  /** Show a screen at rest. */
+  /** Show a screen at rest. Each strip is laid for the next spin already (empty cells for the
+   * screen to come, the symbols that will pass, then this screen in the window), so that pressing
+   * SPIN only fills the top cells and starts the strips moving: the passing symbols were drawn
+   * while the reels rested, not in the spin's first frames. */
   show(screen: Screen): void {
     this.screen = screen;
-    this.strips.forEach((strip, reel) => {
-      strip.style.setProperty("--len", String(this.options.rows));
-      strip.innerHTML = this.cells(this.column(screen, reel), true, reel);
-      strip.style.transform = "translateY(0)";
-    });
+    this.strips.forEach((strip, reel) => this.rest(strip, reel, this.column(screen, reel)));
     this.element.dataset.screen = JSON.stringify(screen);
+  }
+
+  private rest(strip: HTMLElement, reel: number, codes: string[], passing = this.passing(reel, 0)): void {
+    const rows = this.options.rows;
+    const length = rows + passing.length + rows;
+    strip.style.setProperty("--len", String(length));
+    strip.innerHTML = `<div class="cell next"></div>`.repeat(rows) + this.cells(passing, false, reel) + this.cells(codes, true, reel);
+    strip.style.transform = `translateY(${(-100 * (length - rows)) / length}%)`;
+  }
+
+  private passing(reel: number, extra: number): string[] {
+    return Array.from({ length: PASSING + reel * 2 + extra }, () => this.randomSymbol());
+  }
+
+  /** Fill a rested strip's empty top cells with the screen to come; the screen in the window
+   * becomes passing symbols. */
+  private load(strip: HTMLElement, reel: number, codes: string[]): void {
+    for (const cell of strip.querySelectorAll<HTMLElement>(".cell[data-row]")) {
+      cell.className = "cell passing";
+      for (const name of ["row", "reel", "symbol", "mark"]) delete cell.dataset[name];
+      cell.removeAttribute("aria-label");
+      cell.querySelector(".value")?.remove();
+    }
+    const next = [...strip.querySelectorAll<HTMLElement>(".cell.next")];
+    next.forEach((cell, row) => (cell.outerHTML = this.cells([codes[row]], true, reel).replace('data-row="0"', `data-row="${row}"`)));
   }
 
   /** Spin every reel and stop them, left to right, on ``screen``; ``held`` reels' cells stay. */
   async spin(screen: Screen, quick: boolean, still: Set<string> = new Set()): Promise<void> {
+    if (reducedMotion()) {
+      this.show(screen); // still images: the screen as it landed, at once
+      return;
+    }
     const rows = this.options.rows;
     const animations: Animation[] = [];
+    const slow = quick ? [] : anticipatedReels(screen, this.options.anticipate);
+    this.element.dataset.anticipated = slow.join(",");
+    let delay = 0; // each anticipated reel turns on a while after the reel before it stopped
     this.strips.forEach((strip, reel) => {
       const before = this.column(this.screen, reel);
       const after = this.column(screen, reel);
-      if (after.every((code, row) => still.has(`${row},${reel}`) && code === before[row])) {
-        strip.innerHTML = this.cells(after, true, reel);
-        return;
+      if (after.every((code, row) => still.has(`${row},${reel}`) && code === before[row])) return; // held: it stays
+      const anticipated = slow.includes(reel);
+      if (anticipated) {
+        delay += 700;
+        this.rest(strip, reel, before, this.passing(reel, 10)); // a longer strip: it turns a while longer
       }
-      const passing = Array.from({ length: quick ? 4 : PASSING + reel * 3 }, () => this.randomSymbol());
-      const codes = [...after, ...passing, ...before];
-      strip.style.setProperty("--len", String(codes.length));
-      strip.innerHTML = this.cells(after, true, reel) + this.cells([...passing, ...before], false, reel);
-      const from = `translateY(${(-100 * (codes.length - rows)) / codes.length}%)`;
-      const duration = quick ? 220 + reel * 50 : 520 + reel * 170;
+      this.load(strip, reel, after);
+      const length = Number(strip.style.getPropertyValue("--len"));
+      const from = `translateY(${(-100 * (length - rows)) / length}%)`;
+      const duration = (quick ? 220 + reel * 50 : 520 + reel * 170) + delay;
       const animation = strip.animate([{ transform: from }, { transform: "translateY(0)" }], {
         duration,
         easing: "cubic-bezier(0.25, 0.1, 0.3, 1.08)",
+        fill: "forwards", // held on the screen until the strip is laid at rest again
       });
+      if (anticipated) this.glowWhileSpinning(reel, animation);
       animations.push(animation);
     });
     this.running = animations;
     this.element.classList.add("spinning");
+    const pressed = performance.now();
+    await Promise.all(animations.map((a) => a.ready.catch(() => undefined)));
+    startTimes.push(performance.now() - pressed);
     const measuring = this.measureFrames();
     await Promise.all(animations.map((a) => a.finished.catch(() => undefined)));
     measuring.stop();
     this.running = [];
     this.element.classList.remove("spinning");
     this.show(screen);
+    for (const animation of animations) animation.cancel(); // the rest layout's own offset shows the same screen
+  }
+
+  /** An anticipated reel's window glows until it stops. */
+  private glowWhileSpinning(reel: number, animation: Animation): void {
+    const window = this.strips[reel].parentElement!;
+    window.classList.add("anticipation");
+    void animation.finished.catch(() => undefined).then(() => window.classList.remove("anticipation"));
   }
 
   /** Turn the cells that differ from ``screen`` over to show it (a mystery revealed). */

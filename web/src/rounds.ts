@@ -22,16 +22,31 @@ export function winCells(win: Win, screen: Screen, model: GameModel): Set<string
   return cells;
 }
 
-/** A line a player reads for a win. */
-export function describeWin(win: Win): string {
-  const what =
-    win.kind === "line"
-      ? `Line ${win.line}: ${win.count} × ${win.symbol}`
-      : win.kind === "gamble"
-        ? `Gamble won (${win.symbol})`
-        : `${win.count} × ${win.symbol} (${win.kind})`;
+/** The name a player reads for a symbol: the one drawn on its cell (Wish Upon a Jackpot's LOGO
+ * says WISH), else its code. */
+export function symbolName(code: string, screen?: Pick<GameScreen, "symbols">): string {
+  return screen?.symbols[code]?.label || code;
+}
+
+/** Whether an amount ("0.00") is nothing. */
+function isZero(amount: string): boolean {
+  return !/[1-9]/.test(amount);
+}
+
+/** A line a player reads for a win (a lost gamble is a loss, a jackpot is one jackpot). */
+export function describeWin(win: Win, screen?: Pick<GameScreen, "symbols">): string {
   const times = win.multiplier && win.multiplier > 1 ? ` ×${win.multiplier}` : "";
-  return `${what}${times}: ${win.amount}`;
+  const name = symbolName(win.symbol, screen);
+  switch (win.kind) {
+    case "line":
+      return `Line ${win.line}: ${win.count} × ${name}${times}: ${win.amount}`;
+    case "gamble":
+      return isZero(win.amount) ? `Gamble lost (${humanize(win.symbol)} drawn)` : `Gamble won (${humanize(win.symbol)} drawn)${times}: ${win.amount}`;
+    case "jackpot":
+      return `${humanize(win.symbol)} jackpot${times}: ${win.amount}`;
+    default:
+      return `${win.count} × ${name} (${win.kind})${times}: ${win.amount}`;
+  }
 }
 
 // Events that only move the picture or record a draw of the random number generator.
@@ -50,9 +65,19 @@ export function describeEvent(event: GameEvent, screen: GameScreen): string | nu
   if (event.type === "collect") return `Collected: ${event.amount}`;
   const details = Object.entries(event)
     .filter(([key, value]) => key !== "type" && typeof value !== "object")
-    .map(([key, value]) => `${key.replace(/_/g, " ")} ${value}`)
+    .map(([key, value]) => `${key.replace(/_/g, " ")} ${typeof value === "string" ? readable(value) : value}`)
     .join(", ");
   return details ? `${humanize(event.type)}: ${details}` : humanize(event.type);
+}
+
+/** An identifier as words ("three_little_pigs" -> "three little pigs", "egg_2" -> "egg 2"). */
+export function readable(id: string): string {
+  return id.replace(/_/g, " ");
+}
+
+/** "1 scroll", "2 scrolls". */
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
 }
 
 /** Values written on cells by events (CASH values, bonus amounts): ``[row, reel, text]``. */

@@ -9,7 +9,8 @@ export interface Settings {
 }
 
 const KEY = "slotforge.settings";
-const DEFAULTS: Settings = { quickSpin: false, spacebar: true, sound: true, volume: 60, intro: true };
+// Sound is off until the player turns it on.
+const DEFAULTS: Settings = { quickSpin: false, spacebar: true, sound: false, volume: 60, intro: true };
 
 export function loadSettings(): Settings {
   try {

@@ -1,137 +1,88 @@
-// The shapes of the Player API's answers that the client reads.
+// The shapes of the Player API's answers that the client reads: every one built on the types
+// generated from the server's OpenAPI document (api-schema.ts, by `npm run types`; a test fails
+// when they are stale). Where the server types a field loosely (the engine's round record carries
+// game-specific fields; a model's pays are the model file's), the client narrows it here, and
+// `Narrows` checks at compile time that the narrowed type still fits the server's.
+
+import type { components } from "./api-schema";
+
+type Schemas = components["schemas"];
+
+/** ``Narrow``, checked to be assignable to the server's ``Wide``: a field renamed or retyped on the
+ * server fails the build here. */
+type Narrows<Wide, Narrow extends Wide> = Narrow;
+
+/** ``T``'s named fields (without the index signature of a body that allows extra fields). */
+type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
 export type Screen = string[][];
 
-export interface Win {
-  kind: string;
+export type Win = Narrows<Schemas["Win"], Omit<Known<Schemas["Win"]>, "symbol" | "count" | "line" | "multiplier"> & {
   symbol: string;
   count: number;
-  amount: string;
   line?: number;
   multiplier?: number;
-}
+}>;
 
-export interface GameEvent {
-  type: string;
-  [field: string]: unknown;
-}
+export type GameEvent = Narrows<Schemas["Event"], Schemas["Event"] & { type: string; [field: string]: unknown }>;
 
-export interface Step {
+export type Step = Narrows<Schemas["Step"], Omit<Known<Schemas["Step"]>, "screen" | "wins" | "events"> & {
   kind: string;
   screen: Screen;
   wins: Win[];
   events: GameEvent[];
   card?: string;
   drawn?: string;
-}
+}>;
 
-export interface RoundRecord {
-  id: number;
+export type Awaiting = Schemas["Awaiting"];
+
+export type RoundRecord = Narrows<Schemas["Round"], Omit<Known<Schemas["Round"]>, "steps" | "bet" | "game" | "total_bet" | "state"> & {
   game: string;
   bet: Record<string, unknown>;
   total_bet: string;
-  total_win: string;
-  status: string;
-  awaiting: { decision: string; options: string[]; win: string } | null;
   steps: Step[];
-  balance_before: string;
-  balance_after: string;
-  jackpot_win: string;
-  currency: string;
-  started_at: string;
   state?: Record<string, unknown>; // carried to the player's next round (after this one)
-  inputs?: { choices?: string[] };
-}
+}>;
 
-export interface RoundAnswer {
-  round: RoundRecord;
-  balance: string;
-}
+export type RoundAnswer = Narrows<Schemas["RoundAnswer"], Omit<Known<Schemas["RoundAnswer"]>, "round"> & { round: RoundRecord }>;
 
-export interface Jurisdiction {
-  name: string;
-  autoplay: { allowed: boolean; max_rounds: number; loss_limit_required: boolean };
-  min_round_ms: number;
-  gamble: boolean;
-  max_stake: string | null;
-  show_net_position: boolean;
-  show_session_timer: boolean;
-  reality_check_s: number | null;
-  turbo: boolean;
-  recall_rounds: number;
-}
+export type Jurisdiction = Schemas["JurisdictionRules"];
 
 /** A published RTP that the player's strategy moves: its ends and the strategy giving each. */
-export interface RtpRange {
-  min: string;
-  max: string;
-  min_strategy: string;
-  max_strategy: string;
-  min_strategy_text: string;
-  max_strategy_text: string;
-}
+export type RtpRange = Schemas["RtpRange"];
 
 /** How the server gives a game's published RTP (the top of the range when there is one). */
-export interface PublishedRtp {
-  rtp: string;
-  rtp_range: RtpRange | null;
-}
+export type PublishedRtp = Pick<Schemas["CatalogueGame"], "rtp" | "rtp_range" | "rtp_text">;
 
-export interface SessionGame extends PublishedRtp {
-  code: string;
-  name: string;
-  bet: Record<string, unknown>;
-  decisions: Record<string, string[]>;
-  jackpot: boolean;
-}
+export type SessionGame = Schemas["SessionGame"];
 
-export interface Session {
-  player: number;
-  currency: string;
-  mode: "fun" | "real";
-  balance: string;
-  jurisdiction: Jurisdiction;
-  games: SessionGame[];
-  open_rounds: RoundRecord[];
-  net_position: string;
-  elapsed_s: number;
-  /** The state each game carries between this player's rounds (Moon of Fortune's stickies). */
-  carried_state?: Record<string, Record<string, unknown>>;
-}
+/** How a bet's stake follows from its fields (the server's rule for each game). */
+export type StakeRule = Schemas["StakeRule"];
 
-/** A game's volatility from its PAR sheet (the server reads it): the index at 90% and the
- * standard deviation of one round (x stake), per bet configuration where they differ. */
-export interface Volatility {
-  word: string;
-  std: string;
-  index: string;
-  by_bet: { bet: string; index: string; word: string }[];
-}
+export type Session = Narrows<Schemas["Session"], Omit<Known<Schemas["Session"]>, "open_rounds"> & { open_rounds: RoundRecord[] }>;
 
-export interface CatalogueEntry extends PublishedRtp {
-  code: string;
-  name: string;
-  model: string;
-  grid: { rows: number; reels: number };
-  jackpot: boolean;
-  volatility: Volatility | null;
-}
+/** A game's volatility from its PAR sheet (the server reads it). */
+export type Volatility = Schemas["Volatility"];
 
-export interface GameModel extends CatalogueEntry {
-  symbols: { code: string; kind: string }[];
-  line_pays: Record<string, Record<string, number | string>> | null;
-  scatter_pays: Record<string, Record<string, number | string>> | null;
-  count_pays: Record<string, Record<string, number | string>> | null;
+export type CatalogueEntry = Schemas["CatalogueGame"];
+
+type Pays = Record<string, Record<string, number | string>> | null;
+
+export type GameModel = Narrows<Schemas["GameModel"], Schemas["GameModel"] & {
+  line_pays: Pays;
+  scatter_pays: Pays;
+  count_pays: Pays;
   count_rule: string | null;
   pay_scale: number | null;
   wild: { symbol: string; substitutes_except?: string[] } | null;
   features: Record<string, unknown> | null;
   bet: Record<string, unknown>;
-  paylines: number[][];
-  decisions: Record<string, string[]>;
-}
+}>;
 
-/** A pool's value on the live stream (`event: values`). */
+export type AutoplayPlanAnswer = Schemas["AutoplayPlan"];
+
+/** A pool's value on the live stream (`event: values`; the stream is not described by the document). */
 export interface JackpotValue {
   pool: string;
   currency: string;

@@ -15,7 +15,6 @@ function plain(code: string, name: string): GameScreen {
     colors: { background: "#102030", frame: "#90a4ae", accent: "#26a69a" },
     symbols: {},
     picture: picture(["#37474f", "#102027"], "", name),
-    stake: () => "",
   };
 }
 

@@ -1,13 +1,10 @@
+import { framed } from "../art";
+import { emoji } from "../art/emoji";
 import { times } from "../money";
 import type { GameEvent } from "../types";
 import { markHeld, picture, type GameScreen } from "./screen";
 
-const moon = `<circle cx="50" cy="50" r="34" fill="#fff3c4"/><circle cx="64" cy="42" r="30" fill="#7b1f1f"/>`;
-const lantern = `<rect x="30" y="25" width="40" height="55" rx="16" fill="#e53935"/><rect x="42" y="15" width="16" height="10" fill="#ffd54a"/><path d="M50 80 v12" stroke="#ffd54a" stroke-width="4"/>`;
-const mooncake = `<circle cx="50" cy="50" r="32" fill="#d7a05b"/><circle cx="50" cy="50" r="20" fill="none" stroke="#8d5524" stroke-width="4"/>`;
-const fan = `<path d="M50 80 L15 35 Q50 10 85 35Z" fill="#ec407a"/><path d="M50 80 L32 28 M50 80 L50 22 M50 80 L68 28" stroke="#fff8" stroke-width="3"/>`;
-const teapot = `<ellipse cx="50" cy="58" rx="28" ry="22" fill="#26a69a"/><path d="M78 55 q14 -4 12 -18" stroke="#26a69a" stroke-width="6" fill="none"/><rect x="42" y="30" width="16" height="8" rx="3" fill="#26a69a"/>`;
-const coin = (label: string, color: string) => ({ label, color });
+const coin = (label: string, color: string) => ({ label, color, emblem: emoji("coin", 22, 24, 56) });
 
 /** Hold the Jackpot: three lanterns, one lit per re-spin left, around the moon that fills as the
  * grid's 16 cells do. */
@@ -35,23 +32,25 @@ function holdTheJackpot(events: GameEvent[]): string {
 export const moonOfFortune: GameScreen = {
   code: "moon-of-fortune",
   colors: { background: "#2a0b12", frame: "#ffca28", accent: "#e53935" },
-  symbols: {
-    WILD: { label: "WILD", color: "#ffca28", emblem: moon },
-    LANTERN: { color: "#4a148c", emblem: lantern },
-    MOONCAKE: { color: "#3e2723", emblem: mooncake },
-    FAN: { color: "#1a237e", emblem: fan },
-    TEAPOT: { color: "#004d40", emblem: teapot },
+  // Night-red tiles in a gold frame: the full moon the WILD, the Mid-Autumn festival's lanterns,
+  // mooncakes, fans and tea; the coins of Hold the Jackpot gold with their names.
+  symbols: framed({
+    WILD: { label: "WILD", color: "#1a237e", emblem: emoji("fullMoon", 20, 4, 62) },
+    LANTERN: { color: "#4a148c", emblem: emoji("lantern") },
+    MOONCAKE: { color: "#3e2723", emblem: emoji("mooncake") },
+    FAN: { color: "#1a237e", emblem: emoji("fan") },
+    TEAPOT: { color: "#004d40", emblem: emoji("teapot") },
+    ACE: { color: "#5d1010" }, KING: { color: "#5d1010" }, QUEEN: { color: "#5d1010" }, JACK: { color: "#5d1010" },
     CASH: coin("CASH", "#fbc02d"),
     MINI: coin("MINI", "#90caf9"),
     MINOR: coin("MINOR", "#a5d6a7"),
     MAJOR: coin("MAJOR", "#ef9a9a"),
-    COLLECTOR: coin("COLLECT", "#ce93d8"),
+    COLLECTOR: { label: "COLLECT", color: "#ce93d8", emblem: emoji("moneyBag", 22, 24, 56) },
     MYSTERY: { label: "?", color: "#6d4c41" },
-    RABBIT_MYSTERY: { label: "?", color: "#f8bbd0", emblem: `<path d="M38 12 q-6 25 4 30 M62 12 q6 25 -4 30" stroke="#fff" stroke-width="8" fill="none"/>` },
-  },
-  picture: picture(["#b71c1c", "#1a0508"], `<g transform="translate(115 15) scale(0.9)">${moon}</g>
-    <g transform="translate(30 40) scale(0.8)">${lantern}</g><g transform="translate(210 40) scale(0.8)">${lantern}</g>`, "Moon of Fortune"),
-  stake: (bet) => times(String(bet.bet), Number(bet.chance_level)),
+    RABBIT_MYSTERY: { label: "?", color: "#f8bbd0", emblem: emoji("rabbit", 20, 4, 62) },
+  }, "#ffca28"),
+  picture: picture(["#b71c1c", "#1a0508"], `<g transform="translate(110 0) scale(1.1)">${emoji("fullMoon")}</g>
+    <g transform="translate(20 30) scale(0.9)">${emoji("lantern")}</g><g transform="translate(210 30) scale(0.9)">${emoji("lantern")}</g><g transform="translate(125 95) scale(0.5)">${emoji("rabbit")}</g>`, "Moon of Fortune"),
   betValues: { volatility: ["low", "standard", "high"] },
   gambleFace(drawn) {
     const sun = `<circle cx="35" cy="44" r="14" fill="#ffb300"/>${[...Array(12).keys()].map((i) => `<rect x="33.5" y="18" width="3" height="8" rx="1.5" fill="#ffb300" transform="rotate(${i * 30} 35 44)"/>`).join("")}`;
@@ -61,7 +60,7 @@ export const moonOfFortune: GameScreen = {
       <text x="35" y="84" font-size="11" text-anchor="middle" font-weight="700" fill="#ffca28" stroke="#0008" stroke-width="0.5">${drawn}</text></svg>`;
   },
   optionLabels: { collect: "Collect", sun: "☀ Sun", moon: "☾ Moon" },
-  jackpots(bet, model) {
+  jackpots(_stake, bet, model) {
     // MINI to GRAND are fixed multiples of the base bet (the model's jackpots).
     const table = (model.features?.jackpots ?? {}) as Record<string, number>;
     return Object.entries(table).map(([name, x]) => ({ name: name.charAt(0) + name.slice(1).toLowerCase(), amount: times(String(bet.bet), x) }));

@@ -1,5 +1,5 @@
 // What a game's own screen adds to the generic game page: its look (colours, symbol art, the
-// lobby picture), its stake formula and the words for its events. Grid, symbols, pays and
+// lobby picture) and the words for its events (stakes follow the server's stake rule). Grid, symbols, pays and
 // decisions come from the server's model.
 
 import type { SymbolArt } from "../art";
@@ -11,14 +11,12 @@ export interface GameScreen {
   symbols: Record<string, SymbolArt>;
   /** The lobby's picture: an SVG drawn here. */
   picture: string;
-  /** The total stake of a bet, as the game's rules define it. */
-  stake(bet: Record<string, string | number>): string;
   /** Bet fields whose values the model does not list. */
   betValues?: Record<string, string[]>;
   /** A line for an event the generic words do not say well (null: say nothing). */
   describeEvent?(event: GameEvent): string | null | undefined;
   /** Jackpots whose values follow from the stake (shown above the reels). */
-  jackpots?(bet: Record<string, string | number>, model: GameModel): { name: string; amount: string }[];
+  jackpots?(stake: string, bet: Record<string, string | number>, model: GameModel): { name: string; amount: string }[];
   /** The name of the game's progressive pool, if it has one. */
   poolName?: string;
   /** A feature's progress an event moves (a tower climbed, a stalk grown): [name, what it shows].

@@ -217,6 +217,14 @@ class RtpRange(Answer):
     max_strategy_text: str = Field(description="the highest one's strategy, in words")
 
 
+class StakeRule(Answer):
+    """How a bet's stake follows from its fields: ``amount`` x each of ``times`` x ``factor``."""
+
+    amount: str = Field(description="the bet field holding an amount (a coin value, a stake)")
+    times: list[str] = Field(description="the whole-number bet fields the amount is multiplied by")
+    factor: int = Field(description="a constant multiplier (coins per bet level)")
+
+
 class SessionGame(Answer):
     """A game as the session offers it."""
 
@@ -229,6 +237,7 @@ class SessionGame(Answer):
     bet: dict[str, Any] = Field(description="the game's bet fields with their ranges or values and defaults")
     decisions: dict[str, list[str]] = Field(description="each decision a round may wait for, with its options")
     jackpot: bool = Field(description="the game plays for a progressive jackpot pool")
+    stake_rule: StakeRule = Field(description="how a bet's stake follows from its fields")
 
 
 class Session(Answer):
@@ -345,6 +354,7 @@ class Symbol(Answer):
 
     code: str = Field(description="the symbol's code, as screens show it")
     kind: str = Field(description="`regular`, `wild`, `scatter` ... as the model says")
+    reels: list[int] | None = Field(None, description="the reels (from 1) the symbol can land on, where not every reel")
 
 
 class GameModel(CatalogueGame):
@@ -362,6 +372,9 @@ class GameModel(CatalogueGame):
     bet: Any = Field(description="the game's bet fields with their ranges or values and defaults")
     paylines: list[list[int]] = Field(description="each payline's row per reel")
     decisions: dict[str, list[str]] = Field(description="each decision a round may wait for, with its options")
+    stake_rule: StakeRule = Field(description="how a bet's stake follows from its fields")
+    resting_screen: list[list[str]] = Field(description="a screen of the game's base reels without a win, shown "
+                                                        "before the player's first spin")
 
 
 # -- the operator's answers -----------------------------------------------------------------------

@@ -20,6 +20,7 @@ from slotforge.rgs.errors import ApiError, field_of, invalid
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, has_pool
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
+from slotforge.rgs.presentation import stake_rule
 from slotforge.rgs.rounds.service import Auth, Server, iso, request_hash, round_view, server_of
 from slotforge.rgs.rounds.straight import play_straight, straight
 from slotforge.rgs.schema import autoplays, carried_state, rounds
@@ -126,7 +127,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
 def describe_game(game: Game) -> dict[str, Any]:
     return {"code": game.code, "name": game.spec.name, "model": game.model_id, **game.published_rtp(),
             "bet": game.spec.bet, "decisions": {d.name: list(d.options) for d in game.decisions},
-            "jackpot": has_pool(game)}
+            "jackpot": has_pool(game), "stake_rule": stake_rule(game)}
 
 
 @router.post("/rounds", response_model=None, responses=answers.PLAY_ROUND)

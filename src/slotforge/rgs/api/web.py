@@ -18,6 +18,7 @@ from slotforge.engine.model import paylines
 from slotforge.rgs.api import answers
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.jackpots.embedded import JACKPOT_RULES, has_pool
+from slotforge.rgs.presentation import resting_screen_of, stake_rule
 from slotforge.rgs.rounds.service import server_of
 from slotforge.rgs.volatility import volatility
 
@@ -91,12 +92,15 @@ def game_model(code: str, request: Request) -> dict[str, Any]:
     lines = [list(line) for line in paylines(game.spec.paylines)] if game.spec.paylines else []
     return {
         **catalogue_entry(game),
-        "symbols": [{"code": s.code, "kind": s.kind} for s in game.spec.symbols],
+        "symbols": [{"code": s.code, "kind": s.kind, **({"reels": list(s.reels)} if getattr(s, "reels", None) else {})}
+                    for s in game.spec.symbols],
         **{name: spec.get(name) for name in MODEL_FIELDS},
         **({"features": {**(spec.get("features") or {}), "progressive_jackpot": JACKPOT_RULES}} if has_pool(game)
            else {}),
         "paylines": lines,
         "decisions": {d.name: list(d.options) for d in game.decisions},
+        "stake_rule": stake_rule(game),
+        "resting_screen": resting_screen_of(game),
     }
 
 
