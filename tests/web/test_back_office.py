@@ -191,7 +191,7 @@ def test_a_round_is_found_by_its_player_and_its_screens_open(page_of, office):
     lines.first.locator("td:first-child a").click()
     page.get_by_role("heading", name=f"Round {expected[0]}").wait_for()
     first = page.locator(".step").first
-    assert first.locator(".cell svg").count() == 15  # Dynasty's 3 rows x 5 reels, the client's symbol art
+    assert first.locator(".cell:has(svg)").count() == 15  # Dynasty's 3 rows x 5 reels, the client's symbol art
     record = next(r for r in office["played"]["bob"] if r["id"] == expected[0])
     codes = [cell for row in record["steps"][0]["screen"] for cell in row]
     assert first.locator(".cell").evaluate_all("cells => cells.map(c => c.title)") == codes
