@@ -24,8 +24,8 @@ On SQLite steps 3 to 6 are four statements (calls inside the process): :func:`co
 PostgreSQL, where each statement is a round trip, 2 and 3 are one statement and 4 to 6 another
 (common table expressions): two round trips and the commit, :func:`commit_round_postgres`. Both
 send their statements straight to the database's driver (:mod:`slotforge.db.driver`), past
-SQLAlchemy's execution layer, which cost more than the statements. A round still waiting for a decision also
-stores its answer as sent, as the round will change.
+SQLAlchemy's execution layer, which cost about as much CPU as the statements. A round still
+waiting for a decision also stores its answer as sent, as the round will change.
 
 Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
 needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
@@ -35,8 +35,9 @@ on the event loop instead: they cost more server CPU a round than a thread's syn
 
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
 decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back
-and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round (seamless wallets, autoplay,
-jackpots, carried state, a failing round function) takes the general path in
+and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round
+(seamless wallets, autoplay, jackpots, carried state, a failing round function) takes the
+general path in
 :class:`~slotforge.rgs.rounds.service.Server`.
 """
 
