@@ -189,6 +189,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator/jackpot-claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Jackpot Claims
+         * @description The jackpot claims the jackpot service still holds for the operator's rounds (their
+         *     confirm not yet delivered by the outbox).
+         */
+        get: operations["jackpot_claims_v1_operator_jackpot_claims_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/jackpot-claims/{key}/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Settle Jackpot Claim
+         * @description Settle a held claim of one of the operator's rounds now: its round is committed, so the
+         *     service is told the claim is final (as the outbox would tell it on its next attempt).
+         */
+        post: operations["settle_jackpot_claim_v1_operator_jackpot_claims__key__settle_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/operator/outbox": {
         parameters: {
             query?: never;
@@ -740,6 +782,66 @@ export interface components {
             rtp_text: string;
             /** @description the game's volatility (null without figures) */
             volatility: components["schemas"]["Volatility"] | null;
+        };
+        /**
+         * ClaimLine
+         * @description A jackpot claim the jackpot service holds for one of the operator's rounds.
+         */
+        ClaimLine: {
+            /**
+             * Amount
+             * @description what the claim took from the pool, in EUR, exact as the service keeps it
+             */
+            amount: string;
+            /**
+             * Game
+             * @description the round's game
+             */
+            game: string;
+            /**
+             * Held Since
+             * @description when the service paid the claim
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            held_since: string | null;
+            /**
+             * Key
+             * @description the claim's key at the service, SERVER:ROUND
+             */
+            key: string;
+            /**
+             * Player
+             * @description the operator's id of the round's player
+             */
+            player: string;
+            /**
+             * Round
+             * @description the round that won it (committed: its player was paid)
+             */
+            round: number;
+            /**
+             * Round Status
+             * @description the round's status
+             */
+            round_status: string;
+            /**
+             * Status
+             * @description the claim's state at the service
+             * @default held
+             * @enum {string}
+             */
+            status: "held" | "confirmed";
+        };
+        /**
+         * Claims
+         * @description The claims held at the jackpot service for the operator's rounds (none with embedded pools).
+         */
+        Claims: {
+            /**
+             * Claims
+             * @description oldest first
+             */
+            claims: components["schemas"]["ClaimLine"][];
         };
         /**
          * DailyReport
@@ -2880,6 +2982,115 @@ export interface operations {
             };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    jackpot_claims_v1_operator_jackpot_claims_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims held at the jackpot service for the operator's rounds (none with embedded pools). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claims"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `JACKPOT_UNAVAILABLE`: the jackpot service cannot be reached; nothing was taken (with `Retry-After`) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    settle_jackpot_claim_v1_operator_jackpot_claims__key__settle_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A jackpot claim the jackpot service holds for one of the operator's rounds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimLine"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `JACKPOT_UNAVAILABLE`: the jackpot service cannot be reached; nothing was taken (with `Retry-After`) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

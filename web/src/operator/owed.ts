@@ -1,5 +1,6 @@
 // What is still owed for the operator's rounds: outbox messages to the wallet and the jackpot
-// service not yet acknowledged, and rounds waiting at a seamless wallet.
+// service not yet acknowledged, rounds waiting at a seamless wallet, and jackpot claims the
+// jackpot service still holds for the operator's rounds (each settled at the operator's word).
 
 import { call } from "./api";
 import { esc, table, when } from "./dom";
@@ -12,8 +13,15 @@ interface Owed {
   wallet_pending: RoundLine[];
 }
 
+interface Claim {
+  key: string; round: number; game: string; player: string; round_status: string; amount: string;
+  held_since: string; status: string;
+}
+
 export async function showOwed(view: HTMLElement): Promise<void> {
   const owed = await call<Owed>("GET", "/v1/operator/outbox");
+  const claims = await call<{ claims: Claim[] }>("GET", "/v1/operator/jackpot-claims")
+    .then((answer) => answer.claims, (error: Error) => error.message);
   const backlog = Object.entries(owed.backlog);
   view.innerHTML = `
     <h1>Outbox and the wallet's pending calls</h1>
@@ -27,5 +35,18 @@ export async function showOwed(view: HTMLElement): Promise<void> {
     ${table(["Round", "Player", "Game", "Status", "Wallet", "Stake", "Win"], owed.wallet_pending.map((r) => [
       `<a href="#/rounds/${r.id}">${r.id}</a>`, esc(r.player_id), esc(r.game), esc(r.status), esc(r.wallet_status ?? ""),
       esc(r.stake), esc(r.win),
-    ]), "wallet pending")}`;
+    ]), "wallet pending")}
+    <h2>Jackpot claims held at the jackpot service</h2>
+    ${typeof claims === "string" ? `<p role="alert">${esc(claims)}</p>` : table(
+      ["Claim", "Round", "Player", "Game", "EUR", "Held since", ""], claims.map((c) => [
+        esc(c.key), `<a href="#/rounds/${c.round}">${c.round}</a>`, esc(c.player), esc(c.game), esc(c.amount),
+        when(c.held_since), `<button type="button" data-claim="${esc(c.key)}">Settle now</button>`,
+      ]), "held claims")}`;
+  view.querySelectorAll<HTMLButtonElement>("button[data-claim]").forEach((button) => {
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      await call("POST", `/v1/operator/jackpot-claims/${encodeURIComponent(button.dataset.claim ?? "")}/settle`);
+      await showOwed(view);
+    });
+  });
 }

@@ -12,7 +12,7 @@ from functools import cache
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,7 +22,7 @@ from slotforge.rgs.api.models import Code, Id, millis
 from slotforge.rgs.api.operator import Operator, Since, Until
 from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
-from slotforge.rgs.backoffice import lookups, reports
+from slotforge.rgs.backoffice import claims, lookups, reports
 from slotforge.rgs.errors import ApiError, invalid
 from slotforge.rgs.money import parse_amount
 from slotforge.rgs.rounds.service import round_view, server_of
@@ -205,6 +205,25 @@ class Owed(Answer):
                                                         "wallet has not answered yet")
 
 
+class ClaimLine(Answer):
+    """A jackpot claim the jackpot service holds for one of the operator's rounds."""
+
+    key: str = Field(description="the claim's key at the service, SERVER:ROUND")
+    round: int = Field(description="the round that won it (committed: its player was paid)")
+    game: str = Field(description="the round's game")
+    player: str = Field(description="the operator's id of the round's player")
+    round_status: str = Field(description="the round's status")
+    amount: str = Field(description="what the claim took from the pool, in EUR, exact as the service keeps it")
+    held_since: Time = Field(description="when the service paid the claim")
+    status: Literal["held", "confirmed"] = Field("held", description="the claim's state at the service")
+
+
+class Claims(Answer):
+    """The claims held at the jackpot service for the operator's rounds (none with embedded pools)."""
+
+    claims: list[ClaimLine] = Field(description="oldest first")
+
+
 # -- reports ------------------------------------------------------------------------------------
 @cache
 def zone_names() -> frozenset[str]:
@@ -348,6 +367,23 @@ def owed(operator_id: Operator, request: Request, limit: Annotated[int, Query(ge
     server = server_of(request)
     with server.engine.connect() as conn:
         return lookups.owed(conn, operator_id, limit)
+
+
+@router.get("/jackpot-claims", response_model=None,
+            responses=answers.declare(Claims, *answers.OPERATOR, answers.JACKPOT_UNAVAILABLE))
+def jackpot_claims(operator_id: Operator, request: Request) -> dict[str, Any]:
+    """The jackpot claims the jackpot service still holds for the operator's rounds (their
+    confirm not yet delivered by the outbox)."""
+    return {"claims": claims.held_claims(server_of(request), operator_id)}
+
+
+@router.post("/jackpot-claims/{key}/settle", response_model=None,
+             responses=answers.declare(ClaimLine, *answers.OPERATOR, answers.NOT_FOUND, answers.JACKPOT_UNAVAILABLE))
+def settle_jackpot_claim(key: Annotated[str, Path(max_length=200, pattern=r"^[A-Za-z0-9_.@-]+:[0-9]+$")],
+                         operator_id: Operator, request: Request) -> dict[str, Any]:
+    """Settle a held claim of one of the operator's rounds now: its round is committed, so the
+    service is told the claim is final (as the outbox would tell it on its next attempt)."""
+    return claims.settle_claim(server_of(request), operator_id, key)
 
 
 # -- the page and the metrics -------------------------------------------------------------------

@@ -152,7 +152,7 @@ class NetworkedJackpots:
             return self.call("POST", f"/v1/pools/{payload['pool']}/contributions", json={
                 name: payload[name] for name in ("key", "stake", "currency", "rate")})
         if message.kind == "confirm":
-            return self.call("POST", f"/v1/claims/{payload['key']}/confirm")
+            return self.confirm(payload["key"])
         raise ValueError(f"jackpot: no delivery for {message.kind!r}")
 
     def deliver_many(self, messages: list[Message]) -> dict[int, dict[str, Any]]:
@@ -230,10 +230,24 @@ class NetworkedJackpots:
                 except Exception as error:  # the service went away meanwhile: next time
                     log.warning("jackpot: reconciling held claims failed: %s", error)
 
+    def held_claims(self) -> dict[str, Any]:
+        """This server's claims the service still holds: ``{"entries": [...], "now": ms}``."""
+        return self.call("GET", "/v1/entries", params={"server": self.server_id, "kind": "claim", "status": "held"})
+
+    def round_of(self, key: str) -> int | None:
+        """The round of this server a claim's key names (None: another server's, or no round's)."""
+        server, _, round_id = key.rpartition(":")
+        return int(round_id) if server == self.server_id and round_id.isdigit() else None
+
+    def confirm(self, key: str) -> dict[str, Any]:
+        """Confirm a claim at the service now, as its round's outbox message will (the service
+        answers a repeat from its record)."""
+        return self.call("POST", f"/v1/claims/{key}/confirm")
+
     def reconcile(self) -> list[str]:
         """Release this server's claims held past the lease whose round never committed (no
         confirm in the outbox); returns their keys."""
-        held = self.call("GET", "/v1/entries", params={"server": self.server_id, "kind": "claim", "status": "held"})
+        held = self.held_claims()
         released = []
         for entry in held["entries"]:
             if held["now"] - entry["created_at"] < self.lease_ms:
