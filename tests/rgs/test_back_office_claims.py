@@ -5,7 +5,6 @@ none; a silent service answers 503 with its code."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -35,22 +34,12 @@ def office(tmp_path, games):
             client.app.state.server.engine.dispose()
 
 
-def claim_at_service(service, key: str) -> dict:
-    """A Mega paid by the service and held for ``key``, as a round's claim is before its confirm."""
-    contributed = httpx.post(f"{service.url}/v1/pools/divine-fortune/contributions",
-                             json={"key": f"seed-{key}", "stake": "100.00"})
-    assert contributed.status_code == 200, contributed.text
-    claimed = httpx.post(f"{service.url}/v1/pools/divine-fortune/claims", json={"key": key})
-    assert claimed.status_code == 200, claimed.text
-    return next(entry for entry in service.entries(kind="claim") if entry["key"] == key)
-
-
 def test_held_claims_are_listed_for_their_rounds_operator_and_settled_at_its_word(office):
     service, jackpots, a, b, rounds = office
-    ours = claim_at_service(service, jackpots.key(rounds["a"]))
-    theirs = claim_at_service(service, jackpots.key(rounds["b"]))
-    claim_at_service(service, jackpots.key(rounds["b"] + 1000))  # a round that never committed: nobody's
-    claim_at_service(service, f"another-server:{rounds['a']}")  # the same round id at another game server
+    ours = service.hold_claim(jackpots.key(rounds["a"]))
+    theirs = service.hold_claim(jackpots.key(rounds["b"]))
+    service.hold_claim(jackpots.key(rounds["b"] + 1000))  # a round that never committed: nobody's
+    service.hold_claim(f"another-server:{rounds['a']}")  # the same round id at another game server
 
     listed = a.operator("GET", "/v1/operator/jackpot-claims").json()["claims"]
     assert [(c["key"], c["round"], c["player"], c["amount"], c["status"]) for c in listed] == [

@@ -14,6 +14,7 @@ import os
 import secrets
 import subprocess
 import sys
+from contextlib import ExitStack
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app, load_games
 from slotforge.rgs.schema import operators
 from slotforge.rgs.settings import load_settings
+from tests.rgs.jackpot_processes import service_on
 
 from .conftest import SRC, Watch, free_port, wait_ready
 
@@ -66,6 +68,7 @@ def play(url: str, token: str) -> dict[str, Any]:
 def office(tmp_path_factory):
     """The server process and its operators: ``main`` (two players' rounds), ``honest`` and ``forced``."""
     folder = tmp_path_factory.mktemp("office")
+    stack = ExitStack()
     database_url = f"sqlite:///{folder / 'office.db'}"
     games = load_games([GAME])
     app = create_app(load_settings(None, database_url=database_url), games=games)
@@ -85,10 +88,14 @@ def office(tmp_path_factory):
     server.engine.dispose()
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(SRC), "SLOTFORGE_GAMES": f'["{GAME}"]'}
+    (folder / "service").mkdir()
+    service = stack.enter_context(service_on("sqlite", folder / "service"))  # pools at a jackpot service
     with open(folder / "server.log", "w") as log:
         process = subprocess.Popen([sys.executable, "-m", "slotforge.cli", "serve", "--port", str(port),
-                                    "--database", database_url], env=env, stdout=log, stderr=subprocess.STDOUT)
+                                    "--database", database_url, "--jackpot", service.url],
+                                   env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
+    server_id = load_settings(None, database_url=database_url, jackpot_url=service.url).jackpot_server()
     try:
         wait_ready(url, process, folder / "server.log")
         players = {"ann": f"ann-{secrets.token_hex(3)}", "bob": f"bob-{secrets.token_hex(3)}"}
@@ -99,10 +106,12 @@ def office(tmp_path_factory):
         plan = httpx.post(f"{url}/v1/autoplay", json={"game": GAME, "rounds": 50, "cash_decrease": "10.00"},
                           headers={"Authorization": f"Bearer {token}", "Idempotency-Key": secrets.token_hex(8)})
         assert plan.status_code == 200, plan.text
-        yield {"url": url, "keys": keys, "players": players, "played": played, "database_url": database_url}
+        yield {"url": url, "keys": keys, "players": players, "played": played, "database_url": database_url,
+               "service": service, "server_id": server_id}
     finally:
         process.terminate()
         process.wait(timeout=30)
+        stack.close()
 
 
 def server_operator(conn: Any, key: str) -> int:
@@ -261,3 +270,21 @@ def test_another_operator_sees_nothing_of_the_first(page_of, office):
     page.goto(f"{office['url']}/operator#/rounds")
     page.get_by_role("heading", name="Rounds").wait_for()
     page.locator(".empty").wait_for()
+
+
+def test_a_held_jackpot_claim_is_settled_from_the_outbox_page(page_of, office):
+    """A claim the jackpot service holds for one of the operator's rounds (its confirm not yet
+    delivered) is listed with its round, and settled with a click: confirmed at the service."""
+    round_id = office["played"]["ann"][0]["id"]
+    key = f"{office['server_id']}:{round_id}"
+    office["service"].hold_claim(key)
+    page = page_of()
+    page.get_by_role("link", name="Outbox & wallet").click()
+    claims = page.get_by_role("table", name="held claims").locator("tbody tr")
+    claims.first.wait_for()
+    assert claims.count() == 1 and key in claims.first.inner_text() and str(round_id) in claims.first.inner_text()
+    shoot(page, "jackpot-claims")
+    claims.first.get_by_role("button", name="Settle now").click()
+    page.get_by_role("heading", name="Jackpot claims held at the jackpot service").wait_for()
+    page.wait_for_function("!document.querySelector('table[aria-label=\"held claims\"]')")
+    assert {e["key"]: e["status"] for e in office["service"].entries(kind="claim")}[key] == "confirmed"
