@@ -171,15 +171,26 @@ def page_for(browser, served) -> Iterator[Any]:
         # Set once per context: a reload keeps what the page itself saved since.
         context.add_init_script(f"if (!localStorage.getItem('slotforge.settings')) "
                                 f"localStorage.setItem('slotforge.settings', {json.dumps(json.dumps(settings))})")
-        page = context.new_page()
-        watch = Watch(served.url, http_errors_expected)
-        page.on("console", watch.console)
-        page.on("pageerror", lambda error: watch.errors.append(str(error)))
-        page.on("request", watch.request)
-        opened.append((context, watch))
-        return page
+        return watched_page(context, served.url, http_errors_expected, opened)
 
     yield open_page
+    close_watched(opened)
+
+
+def watched_page(context: Any, url: str, http_errors_expected: bool, opened: list[tuple[Any, Watch]]) -> Any:
+    """A new page of ``context`` whose console errors and requests beyond ``url`` are watched
+    (checked by :func:`close_watched`)."""
+    page = context.new_page()
+    watch = Watch(url, http_errors_expected)
+    page.on("console", watch.console)
+    page.on("pageerror", lambda error: watch.errors.append(str(error)))
+    page.on("request", watch.request)
+    opened.append((context, watch))
+    return page
+
+
+def close_watched(opened: list[tuple[Any, Watch]]) -> None:
+    """Close the watched pages' contexts; fail on any console error or request beyond the server."""
     for context, watch in opened:
         context.close()
         assert not watch.errors, f"console errors: {watch.errors}"

@@ -30,7 +30,7 @@ from slotforge.rgs.schema import operators
 from slotforge.rgs.settings import load_settings
 from tests.rgs.jackpot_processes import service_on
 
-from .conftest import SRC, Watch, free_port, wait_ready
+from .conftest import SRC, Watch, close_watched, free_port, wait_ready, watched_page
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "docs" / "screenshots"
@@ -125,12 +125,7 @@ def page_of(browser, office):
 
     def open_page(operator: str | None = "main", http_errors_expected: bool = False) -> Any:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        watch = Watch(office["url"], http_errors_expected)
-        page.on("console", watch.console)
-        page.on("pageerror", lambda error: watch.errors.append(str(error)))
-        page.on("request", watch.request)
-        opened.append((context, watch))
+        page = watched_page(context, office["url"], http_errors_expected, opened)
         page.goto(f"{office['url']}/operator")
         if operator is not None:
             page.get_by_label("Operator API key").fill(office["keys"][operator])
@@ -139,10 +134,7 @@ def page_of(browser, office):
         return page
 
     yield open_page
-    for context, watch in opened:
-        context.close()
-        assert not watch.errors, f"console errors: {watch.errors}"
-        assert not watch.foreign, f"requests left the server's address: {watch.foreign}"
+    close_watched(opened)
 
 
 def shoot(page: Any, name: str) -> None:
