@@ -16,6 +16,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from slotforge.amounts import parse_minor
 from slotforge.rgs import metrics
 from slotforge.rgs.api import answers
 from slotforge.rgs.api.models import Code, Id, millis
@@ -24,7 +25,6 @@ from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import claims, lookups, reports
 from slotforge.rgs.errors import ApiError, invalid
-from slotforge.rgs.money import parse_amount
 from slotforge.rgs.rounds.service import round_view, server_of
 from slotforge.rgs.volatility import volatility
 
@@ -312,12 +312,11 @@ def player_overview(player_id: Code, operator_id: Operator, request: Request) ->
 
 
 def minor(name: str, raw: str | None) -> int | None:
+    """A win bound in cents; zero allowed (every round wins at least nothing)."""
     if raw is None:
         return None
-    if raw.strip("0.") == "" and raw:  # "0", "0.00": every round wins at least nothing
-        return 0
     try:
-        return parse_amount(raw, name)
+        return parse_minor(raw, name, positive=False)
     except ValueError as error:
         raise invalid(name, str(error)) from error
 
