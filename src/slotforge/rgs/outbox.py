@@ -51,8 +51,8 @@ Deliver = Callable[[Message], dict[str, Any]]
 # Runs in the transaction that marks a message delivered (e.g. a round's credit no longer pending).
 Acknowledged = Callable[[Connection, Message, dict[str, Any]], None]
 # A receiver's delivery of several messages in one call: the acknowledgements by message id (a
-# message without one is retried later); raises to retry them all.
-DeliverMany = Callable[[list[Message]], dict[int, dict[str, Any]]]
+# message without one, or with an exception instead, is retried later); raises to retry them all.
+DeliverMany = Callable[[list[Message]], dict[int, dict[str, Any] | Exception]]
 # What one attempt came to: the message, its acknowledgement or the failure.
 Outcome = tuple[Message, dict[str, Any] | None, Exception | None]
 
@@ -222,14 +222,19 @@ class Outbox:
 
     @staticmethod
     def _attempt_together(many: DeliverMany, group: list[Message]) -> list[Outcome]:
-        """Deliver ``group`` in one call; a message the answer leaves out is retried later."""
+        """Deliver ``group`` in one call; a message the answer leaves out (or answers with an
+        exception) is retried later."""
         try:
             answers = many(group)
         except Exception as error:  # retried, each on its own back-off
             return [(message, None, error) for message in group]
         missing = RuntimeError("not acknowledged in its batch")
-        return [(message, answers[message.id], None) if message.id in answers else (message, None, missing)
-                for message in group]
+        outcomes: list[Outcome] = []
+        for message in group:
+            answer = answers.get(message.id, missing)
+            failed = isinstance(answer, Exception)
+            outcomes.append((message, None if failed else answer, answer if failed else None))
+        return outcomes
 
     def _attempt(self, message: Message) -> Outcome:
         deliver, _ = self._receivers[message.target]

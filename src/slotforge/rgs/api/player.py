@@ -21,6 +21,7 @@ from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, has_pool
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
 from slotforge.rgs.presentation import stake_rule
+from slotforge.rgs.rounds.at_wallet import at_wallet, play_at_wallet
 from slotforge.rgs.rounds.service import Auth, Server, iso, request_hash, round_view, server_of
 from slotforge.rgs.rounds.straight import play_straight, straight
 from slotforge.rgs.schema import autoplays, carried_state, rounds
@@ -148,13 +149,17 @@ class Asked:
 
 async def answer_round(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> Response:
     """The round a player asked for: a straight one on the event loop (its transaction batched
-    or in a thread), any other in its operator's lane (the straight path answers the committed
-    round's bytes as they are; the general path a JSON body)."""
+    or in a thread), a plain one at an operator's wallet likewise, any other in its operator's
+    lane (the straight path answers the committed round's bytes as they are; the others a JSON
+    body)."""
     asked = ask(server, auth, body, path)
     if straight(auth, asked.game, body.autoplay):
         played = await play_straight(server, auth, asked.game, asked.bet, asked.script, key, asked.fingerprint)
         if played is not None:
             return Response(played[1], status_code=played[0], media_type="application/json")
+    if at_wallet(auth, asked.game, body.autoplay):
+        return answer(*await play_at_wallet(server, auth, asked.game, asked.bet, asked.script, key,
+                                            asked.fingerprint))
     return await server.lanes.run(auth.operator_id, lambda: play_general(server, auth, body, asked, key))
 
 

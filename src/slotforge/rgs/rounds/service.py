@@ -80,6 +80,10 @@ class Auth:
     operator_id: int | None = None  # whose player (None: a fun player); the lane its rounds run in
 
 
+# A request's work inside :meth:`Server.exactly_once`: (conn, the player's row) -> (status, answer).
+Work = Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]
+
+
 def iso(ms: int | None) -> str | None:
     """Milliseconds since the epoch as an ISO 8601 UTC time."""
     if ms is None:
@@ -186,21 +190,26 @@ class Server:
             with self._flight_lock:
                 self._in_flight.discard(flight)
 
-    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str,
-                     work: Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]) -> tuple[int, dict]:
+    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str, work: Work) -> tuple[int, dict]:
         """Run ``work(conn, player_row)`` once per idempotency key; a retry gets the stored answer."""
         self.check_key(key)
         with self.in_flight(auth.player_id, key), self.claims.outside(auth.player_id, key), \
                 self.transaction() as conn:
-            self.claims.inside(conn, auth.player_id, key)
-            player = lock_player(conn, auth.player_id)
-            stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
-            if stored is not None:
-                return stored_answer(conn, stored, fingerprint)
-            status, body = work(conn, player)
-            conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
-                                            status_code=status, body=json.dumps(body), created_at=self.now()))
-            return status, body
+            return self.once_in(conn, auth, key, fingerprint, work)
+
+    def once_in(self, conn: Connection, auth: Auth, key: str, fingerprint: str, work: Work) -> tuple[int, dict]:
+        """:meth:`exactly_once` inside its transaction ``conn`` (the request marked in flight and
+        SQLite's claim held already): the claim on PostgreSQL, the player locked, the stored
+        answer or ``work``'s, stored."""
+        self.claims.inside(conn, auth.player_id, key)
+        player = lock_player(conn, auth.player_id)
+        stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
+        if stored is not None:
+            return stored_answer(conn, stored, fingerprint)
+        status, body = work(conn, player)
+        conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
+                                        status_code=status, body=json.dumps(body), created_at=self.now()))
+        return status, body
 
     # -- the wallet -----------------------------------------------------------------------------
     def wallet_of(self, row: dict[str, Any]) -> Wallet:
@@ -214,22 +223,11 @@ class Server:
         None for the internal wallet, and for a request answered already or still running."""
         if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
             return run(None)
-        now = self.now()
-        with self.engine.connect() as conn:  # what would refuse the round refuses it before the debit
-            player = dict(conn.execute(select(players).where(players.c.id == auth.player_id)).mappings().one())
-            self.refuse_open_round(conn, auth.player_id, game)
-            self.refuse_too_soon(player, auth.jurisdiction, now)
-            if autoplay_id is not None:
-                self.refuse_stopped_autoplay(conn, auth, autoplay_id)
-        balance = player["balance"]
-        placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
-                           currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=to_minor(stake, "bet"),
-                           win=0, jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
-                           started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
-                           wallet_status="debit_pending")
-        intent = self.hold_debit(auth, key, placeholder, game)
+        with self.transaction() as conn:
+            intent = self.hold_debit(conn, auth, key, game, to_minor(stake, "bet"), autoplay_id)
         if intent is None:  # a twin of this request was answered meanwhile, in another process
             return run(None)
+        self.seamless.track(intent)
         committed = False
         try:
             self.seamless.send(intent)
@@ -239,19 +237,30 @@ class Server:
         finally:
             self.seamless.settle(self.transaction, intent, committed)
 
-    def hold_debit(self, auth: Auth, key: str, placeholder: dict[str, Any], game: str) -> DebitIntent | None:
-        """Commit a seamless round's placeholder and its debit's held rollback, unless a twin of
-        this request got there first in another server process: its debit in flight (409
-        ``REQUEST_IN_PROGRESS``), or its answer stored (None: the caller answers from it)."""
-        with self.transaction() as conn:
-            lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
-            if conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None:
-                return None
-            if conn.execute(PENDING_TWIN, {"p_player": auth.player_id, "p_key": key}).first() is not None:
-                raise in_progress()
-            intent = self.seamless.hold(conn, {**placeholder, "request_key": key}, game)
-        self.seamless.track(intent)
-        return intent
+    def hold_debit(self, conn: Connection, auth: Auth, key: str, game: str, stake: int,
+                   autoplay_id: int | None) -> DebitIntent | None:
+        """In a transaction of its own (``conn``), before a seamless round's debit: refuse what
+        would refuse the round, then write its placeholder and its debit's held rollback (to be
+        :meth:`~SeamlessWallet.track`-ed once committed); unless a twin of this request got there
+        first in another server process: its debit in flight (409 ``REQUEST_IN_PROGRESS``), or
+        its answer stored (None: the caller answers from it)."""
+        player = lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
+        if conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None:
+            return None
+        if conn.execute(PENDING_TWIN, {"p_player": auth.player_id, "p_key": key}).first() is not None:
+            raise in_progress()
+        now = self.now()
+        self.refuse_open_round(conn, auth.player_id, game)
+        self.refuse_too_soon(player, auth.jurisdiction, now)
+        if autoplay_id is not None:
+            self.refuse_stopped_autoplay(conn, auth, autoplay_id)
+        balance = player["balance"]
+        placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
+                           currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0,
+                           jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
+                           started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
+                           wallet_status="debit_pending", request_key=key)
+        return self.seamless.hold(conn, placeholder, game)
 
     def answered_or_running(self, auth: Auth, key: str) -> bool:
         """Whether a request with this key has its answer stored, or runs in this process (so
@@ -291,10 +300,11 @@ class Server:
 
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
-                    script: runner.Script | None, autoplay_id: int | None,
-                    debit: DebitIntent | None = None) -> tuple[int, dict[str, Any]]:
+                    script: runner.Script | None, autoplay_id: int | None, debit: DebitIntent | None = None,
+                    result: runner.RoundResult | None = None) -> tuple[int, dict[str, Any]]:
         """Take the stake and play a new round (it stays open if it waits for a decision).
-        ``debit``: a seamless wallet's debit, sent already (:meth:`staked`)."""
+        ``debit``: a seamless wallet's debit, sent already (:meth:`staked`); ``result``: the round
+        function's, when it was played before the transaction (a game that carries no state)."""
         if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
             raise in_progress()
         now = self.now()
@@ -318,8 +328,9 @@ class Server:
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
-            result = runner.play_round(game, bet.as_json(), script=script,
-                                       operator=self.operator_settings(auth, game), state=state)
+            if result is None:
+                result = runner.play_round(game, bet.as_json(), script=script,
+                                           operator=self.operator_settings(auth, game), state=state)
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
         except Exception:

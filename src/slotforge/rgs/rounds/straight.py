@@ -46,12 +46,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Connection,
     Integer,
     String,
     Text,
@@ -83,6 +84,7 @@ from slotforge.rgs.rounds.service import (
 from slotforge.rgs.schema import idempotency, ledger, players, rounds
 
 log = logging.getLogger("slotforge.rgs")
+Result = TypeVar("Result")
 
 NEVER = 2**62  # a "latest allowed last round" that every time meets: no least time between rounds
 RETRIES = 3  # a refusal that is gone when looked into (a deposit meanwhile) is tried again
@@ -178,8 +180,13 @@ class Refused(Exception):
 
 def straight(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
     """Whether a round takes the straight path (see the module's description)."""
-    return (auth.wallet == "internal" and autoplay_id is None and not carries_state(game)
-            and not (has_pool(game) and not auth.fun))
+    return auth.wallet == "internal" and plain(auth, game, autoplay_id)
+
+
+def plain(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
+    """Whether a round is of the simplest kind, whatever the wallet: no autoplay plan, no state
+    carried between rounds (its round function can run before its transaction), no jackpot pool."""
+    return autoplay_id is None and not carries_state(game) and not (has_pool(game) and not auth.fun)
 
 
 async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None,
@@ -218,14 +225,20 @@ def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script
 
 
 async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], Settlement]) -> bytes:
-    """Commit the round (``settlement`` gives its figures at the transaction's start), holding the
-    key's claim: on SQLite in the next shared commit of the process's batched writes (no thread of
-    its own); on PostgreSQL, which groups concurrent commits itself, as a transaction of its own
-    on one of the server's few write threads (see :meth:`~slotforge.db.engine.Writer.run`)."""
+    """Commit the round (``settlement`` gives its figures at the transaction's start)."""
     writer = server.transaction
     commit = commit_round if writer.batches is not None else commit_round_postgres
+    return await claimed(server, auth, key, lambda conn: commit(DriverTransaction(conn, writer.listeners),
+                                                                 settlement()))
+
+
+async def claimed(server: Server, auth: Auth, key: str, job: Callable[[Connection], Result]) -> Result:
+    """``job(conn)`` in a write transaction handed over by the event loop, holding the key's
+    claim: on SQLite in the next shared commit of the process's batched writes (no thread of its
+    own); on PostgreSQL, which groups concurrent commits itself, as a transaction of its own on
+    one of the server's few write threads (see :meth:`~slotforge.db.engine.Writer.run`)."""
     with server.claims.outside(auth.player_id, key):
-        return await writer.run(lambda conn: commit(DriverTransaction(conn, writer.listeners), settlement()))
+        return await server.transaction.run(job)
 
 
 @dataclass

@@ -35,19 +35,20 @@ check); a seamless player's ``balance`` column only keeps the last balance the w
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import logging
 import threading
-import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-import httpx
+import aiohttp
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from slotforge.amounts import AmountError, parse_minor
@@ -59,6 +60,8 @@ from slotforge.rgs.settings import OperatorSettings, Settings
 from slotforge.rgs.wallets.internal import ENTRY
 
 log = logging.getLogger("slotforge.rgs.wallets.seamless")
+
+Result = TypeVar("Result")
 
 TARGET = "wallet"
 SIGNATURE_HEADER = "X-Signature"
@@ -117,45 +120,92 @@ def balance_of(answer: dict[str, Any]) -> int | None:
         return None
 
 
+class CallLoop:
+    """The event loop every wallet call runs on, in a thread of its own.
+
+    A call is mostly waiting, and aiohttp's client waits on an event loop at a tenth of the CPU
+    of httpx's synchronous client (0.10 ms a call against 0.42, and against 2.2 ms for httpx's
+    asynchronous one); one loop also keeps one connection pool per wallet whoever calls: a
+    round on the server's event loop (:meth:`wait`), the outbox's worker or a lane's thread
+    (:meth:`run`). The thread starts with the first call, so a process forked before it has none.
+    """
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._starting = threading.Lock()
+
+    def submit(self, call: Coroutine[Any, Any, Result]) -> Future[Result]:
+        """Start ``call`` on the loop; its future."""
+        return asyncio.run_coroutine_threadsafe(call, self._running())
+
+    def run(self, call: Coroutine[Any, Any, Result]) -> Result:
+        """``call``'s result, from a thread that is not the loop's."""
+        return self.submit(call).result()
+
+    async def wait(self, call: Coroutine[Any, Any, Result]) -> Result:
+        """``call``'s result, from another event loop (the server's)."""
+        return await asyncio.wrap_future(self.submit(call))
+
+    def close(self, last: Coroutine[Any, Any, Any] | None = None) -> None:
+        """Run ``last`` (closing the clients), then stop the loop and its thread."""
+        if self._loop is None:
+            if last is not None:
+                last.close()
+            return
+        if last is not None:
+            self.run(last)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(5)
+        self._loop = self._thread = None
+
+    def _running(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            with self._starting:
+                if self._loop is None:
+                    loop = asyncio.new_event_loop()
+                    self._thread = threading.Thread(target=loop.run_forever, name="wallet-calls", daemon=True)
+                    self._thread.start()
+                    self._loop = loop
+        return self._loop
+
+
 class WalletClient:
-    """One operator's wallet over HTTP: short time-outs, the same transaction id on every retry."""
+    """One operator's wallet over HTTP: short time-outs, the same transaction id on every retry.
+    Its coroutines run on the :class:`CallLoop`, where its connection pool lives."""
 
     def __init__(self, name: str, settings: OperatorSettings) -> None:
         self.name = name
         self.settings = settings
         self.url = settings.wallet_url
         self._secret = settings.wallet_secret.get_secret_value()
-        timeout = httpx.Timeout(settings.timeout_s, connect=min(settings.timeout_s, 1.0))
-        self.http = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=100,
-                                                                      max_keepalive_connections=50))
+        self._timeout = aiohttp.ClientTimeout(total=settings.timeout_s, sock_connect=min(settings.timeout_s, 1.0))
+        self._session: aiohttp.ClientSession | None = None
 
-    def call(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def _http(self) -> aiohttp.ClientSession:
+        if self._session is None:  # made on the call loop, which it belongs to
+            self._session = aiohttp.ClientSession(timeout=self._timeout, connector=aiohttp.TCPConnector(limit=100))
+        return self._session
+
+    async def call(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """One signed call; the status and the answer, or :class:`Unclear`."""
         raw = encode(body)
         try:
-            answer = self.http.post(f"{self.url}/{kind}", content=raw, headers={
-                "Content-Type": "application/json", SIGNATURE_HEADER: sign(self._secret, raw)})
-        except httpx.HTTPError as error:
+            async with self._http().post(f"{self.url}/{kind}", data=raw, headers={
+                    "Content-Type": "application/json", SIGNATURE_HEADER: sign(self._secret, raw)}) as answer:
+                status, content = answer.status, await answer.read()
+        except (aiohttp.ClientError, TimeoutError) as error:
             raise Unclear(f"{kind} {body['transaction_id']}: {type(error).__name__}: {error}") from error
-        if answer.status_code >= 500:
-            raise Unclear(f"{kind} {body['transaction_id']}: the wallet answered {answer.status_code}")
-        try:
-            parsed = answer.json()
-        except ValueError as error:
-            raise Unclear(f"{kind} {body['transaction_id']}: the answer is not JSON") from error
-        if not isinstance(parsed, dict) or (answer.status_code == 200 and balance_of(parsed) is None) or (
-                answer.status_code != 200 and not isinstance(parsed.get("error"), str)):
-            raise Unclear(f"{kind} {body['transaction_id']}: unexpected answer {answer.status_code} {parsed!r:.200}")
-        return answer.status_code, parsed
+        return status, understood(kind, body["transaction_id"], status, content)
 
-    def debit(self, body: dict[str, Any]) -> int:
+    async def debit(self, body: dict[str, Any]) -> int:
         """Take the stake; the wallet's new balance, or :class:`Declined`."""
         problem = "no attempt"
         for attempt in range(self.settings.debit_attempts):
             if attempt:
-                time.sleep(0.05 * attempt)
+                await asyncio.sleep(0.05 * attempt)
             try:
-                status, answer = self.call("debit", body)
+                status, answer = await self.call("debit", body)
             except Unclear as error:
                 problem = str(error)
                 continue
@@ -172,9 +222,9 @@ class WalletClient:
             raise Declined("WALLET_UNAVAILABLE", f"the wallet answered the debit with {code}", unclear=True)
         raise Declined(code, f"the wallet refused the debit: {code}", balance=balance_of(answer))
 
-    def deliver(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    async def deliver(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
         """A credit or rollback for the outbox: the acknowledgement, or an exception to retry later."""
-        status, answer = self.call(kind, body)
+        status, answer = await self.call(kind, body)
         code = answer.get("error")
         # DUPLICATE_TRANSACTION: the wallet has it already. A rollback of a debit for a player the
         # wallet does not know has nothing to reverse.
@@ -182,8 +232,25 @@ class WalletClient:
             return answer
         raise RuntimeError(f"{kind} {body['transaction_id']}: the wallet answered {status} {code}")
 
-    def close(self) -> None:
-        self.http.close()
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+def understood(kind: str, transaction_id: str, status: int, content: bytes) -> dict[str, Any]:
+    """The wallet's answer to a call, or :class:`Unclear` when it says nothing certain: a 5xx,
+    not JSON, a 200 without a strict ``balance``, a refusal without an ``error`` code."""
+    if status >= 500:
+        raise Unclear(f"{kind} {transaction_id}: the wallet answered {status}")
+    try:
+        parsed = json.loads(content)
+    except ValueError as error:
+        raise Unclear(f"{kind} {transaction_id}: the answer is not JSON") from error
+    if not isinstance(parsed, dict) or (status == 200 and balance_of(parsed) is None) or (
+            status != 200 and not isinstance(parsed.get("error"), str)):
+        raise Unclear(f"{kind} {transaction_id}: unexpected answer {status} {parsed!r:.200}")
+    return parsed
 
 
 @dataclass
@@ -223,6 +290,7 @@ class SeamlessWallet:
     outbox: Outbox
     now: Callable[[], int]
     clients: dict[str, WalletClient] = field(default_factory=dict)
+    calls: CallLoop = field(default_factory=CallLoop)
     _intents: dict[str, DebitIntent] = field(default_factory=dict)
     _players: dict[int, PlayerInfo] = field(default_factory=dict)
     _names: dict[int, str] = field(default_factory=dict)
@@ -232,7 +300,7 @@ class SeamlessWallet:
         self.clients = {name: WalletClient(name, operator) for name, operator in self.settings.operators.items()
                         if operator.seamless}
         if self.clients:
-            self.outbox.register(TARGET, self.deliver, self.acknowledged)
+            self.outbox.register(TARGET, self.deliver, self.acknowledged, deliver_many=self.deliver_many)
 
     # -- who is seamless ------------------------------------------------------------------------
     def kind_of(self, conn: Connection, operator_id: int) -> str:
@@ -281,11 +349,18 @@ class SeamlessWallet:
             self._intents[intent.transaction_id] = intent
 
     def send(self, intent: DebitIntent) -> None:
-        """Send the debit (no transaction open: a slow wallet holds up no other round); the
-        outcome is kept in the intent."""
+        """Send the debit from a thread with no transaction open (a slow wallet holds up no other
+        round); the outcome is kept in the intent."""
+        self.calls.run(self._debit(intent))
+
+    async def send_from_loop(self, intent: DebitIntent) -> None:
+        """:meth:`send`, awaited on the server's event loop."""
+        await self.calls.wait(self._debit(intent))
+
+    async def _debit(self, intent: DebitIntent) -> None:
         intent.sent = True
         try:
-            intent.balance = self.client(intent.operator).debit(intent.body)
+            intent.balance = await self.client(intent.operator).debit(intent.body)
         except Declined as error:
             intent.declined = error
 
@@ -310,12 +385,20 @@ class SeamlessWallet:
                committed: bool) -> None:
         """After the round's transaction: a debit whose round did not commit with it taken is
         rolled back now (its placeholder is made void when the wallet acknowledges)."""
-        with self._lock:
-            self._intents.pop(intent.transaction_id, None)
-        if committed and intent.taken:
+        if self.done(intent, committed):
             return
         with transaction() as conn:
-            mail.make_due(conn, TARGET, intent.transaction_id, self.now())
+            self.roll_back_now(conn, intent)
+
+    def done(self, intent: DebitIntent, committed: bool) -> bool:
+        """Stop following a debit; whether its round committed with it taken (else it is rolled back)."""
+        with self._lock:
+            self._intents.pop(intent.transaction_id, None)
+        return committed and intent.taken
+
+    def roll_back_now(self, conn: Connection, intent: DebitIntent) -> None:
+        """Make a debit's held rollback due at once."""
+        mail.make_due(conn, TARGET, intent.transaction_id, self.now())
         self.outbox.wake()
 
     @staticmethod
@@ -370,7 +453,19 @@ class SeamlessWallet:
 
     # -- the outbox's receiver ------------------------------------------------------------------
     def deliver(self, message: Message) -> dict[str, Any]:
-        return self.client(message.payload["operator"]).deliver(message.kind, message.payload["body"])
+        return self.calls.run(self._deliver(message))
+
+    def deliver_many(self, messages: list[Message]) -> dict[int, dict[str, Any] | Exception]:
+        """The due messages of an outbox pass, sent all at once: each one's acknowledgement or
+        why not (a busy server owes a credit a round, more than one call at a time can carry)."""
+        return self.calls.run(self._deliver_all(messages))
+
+    async def _deliver_all(self, messages: list[Message]) -> dict[int, dict[str, Any] | Exception]:
+        answers = await asyncio.gather(*(self._deliver(message) for message in messages), return_exceptions=True)
+        return {message.id: answer for message, answer in zip(messages, answers, strict=True)}
+
+    async def _deliver(self, message: Message) -> dict[str, Any]:
+        return await self.client(message.payload["operator"]).deliver(message.kind, message.payload["body"])
 
     def acknowledged(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
         if message.round_id is None:
@@ -388,8 +483,11 @@ class SeamlessWallet:
             wallet_status=SETTLED[message.kind]))
 
     def close(self) -> None:
+        self.calls.close(self._close_clients())
+
+    async def _close_clients(self) -> None:
         for client in self.clients.values():
-            client.close()
+            await client.close()
 
 
 def void_entries(conn: Connection, player_id: int, round_id: int, amount: int, now: int) -> None:
