@@ -21,6 +21,7 @@ from sqlalchemy import select
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.api import access
 from slotforge.rgs.audit import audit
+from slotforge.rgs.rounds import at_wallet
 from slotforge.rgs.schema import rounds
 from slotforge.rgs.settings import SettingsError, load_settings
 from slotforge.rgs.wallets.seamless import PENDING_WINS
@@ -280,7 +281,8 @@ def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(
     def killed(*args, **kwargs):
         raise RuntimeError("the process dies before the round commits")
 
-    monkeypatch.setattr(server, "once_in", killed)  # the round's transaction, on either path
+    monkeypatch.setattr(at_wallet, "commit", killed)  # the round's transaction, straight through
+    monkeypatch.setattr(server, "once_in", killed)  # and on the general path
     monkeypatch.setattr(server.seamless, "done", lambda *args, **kwargs: True)  # and nothing settled after it
     with pytest.raises(RuntimeError):  # the test client re-raises what the server would answer 500 for
         player.play()

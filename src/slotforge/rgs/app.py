@@ -7,6 +7,7 @@ environment).
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -124,13 +125,15 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
     server = app.state.server
     if isinstance(server.jackpots, NetworkedJackpots):
         server.jackpots.start(server.engine, server.outbox)
+    server.seamless.calls.adopt(asyncio.get_running_loop())
     server.outbox.start()
     try:
         yield
     finally:
         server.warmup.stop()
         server.lanes.close()
-        server.outbox.stop()
+        await asyncio.to_thread(server.outbox.stop)  # its wallet calls run on this loop till it stops
+        await server.seamless.stop()
         app.state.jackpot_hub.stop()
         if isinstance(server.jackpots, NetworkedJackpots):
             server.jackpots.stop()

@@ -69,9 +69,14 @@ def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[st
             round_id: int | None = None, hold_ms: int = 0) -> None:
     """Owe ``target`` a message, in the caller's transaction; due at once, or after ``hold_ms``
     (a held message, cancelled by :func:`cancel` or made due by :func:`make_due`)."""
-    conn.execute(ENQUEUE, dict(
-        target=target, kind=kind, key=key, round_id=round_id, payload=json.dumps(payload, sort_keys=True),
-        created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None))
+    conn.execute(ENQUEUE, message_row(target, kind, key, payload, now=now, round_id=round_id, hold_ms=hold_ms))
+
+
+def message_row(target: str, kind: str, key: str, payload: dict[str, Any], *, now: int, round_id: int | None = None,
+                hold_ms: int = 0) -> dict[str, Any]:
+    """The outbox's row of a message owed (see :func:`enqueue`)."""
+    return dict(target=target, kind=kind, key=key, round_id=round_id, payload=json.dumps(payload, sort_keys=True),
+                created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None)
 
 
 def cancel(conn: Connection, target: str, key: str) -> bool:

@@ -158,8 +158,9 @@ async def answer_round(server: Server, auth: Auth, body: RoundRequest, path: str
         if played is not None:
             return Response(played[1], status_code=played[0], media_type="application/json")
     if at_wallet(auth, asked.game, body.autoplay):
-        return answer(*await play_at_wallet(server, auth, asked.game, asked.bet, asked.script, key,
-                                            asked.fingerprint))
+        status, played_at_wallet = await play_at_wallet(server, auth, asked.game, asked.bet, asked.script, key,
+                                                        asked.fingerprint)
+        return Response(played_at_wallet, status_code=status, media_type="application/json")
     return await server.lanes.run(auth.operator_id, lambda: play_general(server, auth, body, asked, key))
 
 

@@ -80,6 +80,7 @@ from slotforge.rgs.rounds.service import (
     iso,
     refuse_short_balance,
     stored_answer,
+    wallet_view,
 )
 from slotforge.rgs.schema import idempotency, ledger, players, rounds
 
@@ -350,7 +351,7 @@ def server_fields(row: dict[str, Any]) -> dict[str, Any]:
     return {"id": row["id"], "player": row["player_id"], "started_at": iso(row["started_at"]),
             "finished_at": iso(row["finished_at"]), "balance_before": to_text(row["balance_before"]),
             "balance_after": to_text(row["balance_after"]), "jackpot_win": to_text(row["jackpot_win"]),
-            "currency": row["currency"]}
+            "currency": row["currency"], **({"wallet": wallet_view(row)} if row.get("wallet_tx") else {})}
 
 
 def refusal(server: Server, auth: Auth, game: Game, stake: int, key: str,

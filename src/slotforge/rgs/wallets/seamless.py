@@ -121,19 +121,28 @@ def balance_of(answer: dict[str, Any]) -> int | None:
 
 
 class CallLoop:
-    """The event loop every wallet call runs on, in a thread of its own.
+    """The event loop every wallet call runs on.
 
     A call is mostly waiting, and aiohttp's client waits on an event loop at a tenth of the CPU
     of httpx's synchronous client (0.10 ms a call against 0.42, and against 2.2 ms for httpx's
-    asynchronous one); one loop also keeps one connection pool per wallet whoever calls: a
-    round on the server's event loop (:meth:`wait`), the outbox's worker or a lane's thread
-    (:meth:`run`). The thread starts with the first call, so a process forked before it has none.
+    asynchronous one). While the server serves, the loop is the server's own (:meth:`adopt`): a
+    round awaits its debit where it runs, and the outbox's worker and the lanes' threads hand
+    their calls over to it. One loop keeps one connection pool per wallet, and no thread of its
+    own: every thread more in the process waits its turn for the interpreter at each wake-up, and
+    one that wakes for every answer made each call wait for the others. Without a server (a
+    tool, a test) the loop runs in a thread of its own, started with the first call.
     """
 
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._starting = threading.Lock()
+
+    def adopt(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Run the calls on ``loop`` (the server's, as it starts serving) from now on."""
+        with self._starting:
+            if self._loop is None:
+                self._loop = loop
 
     def submit(self, call: Coroutine[Any, Any, Result]) -> Future[Result]:
         """Start ``call`` on the loop; its future."""
@@ -144,20 +153,26 @@ class CallLoop:
         return self.submit(call).result()
 
     async def wait(self, call: Coroutine[Any, Any, Result]) -> Result:
-        """``call``'s result, from another event loop (the server's)."""
+        """``call``'s result, from an event loop: at once on the calls' own."""
+        if asyncio.get_running_loop() is self._loop:
+            return await call
         return await asyncio.wrap_future(self.submit(call))
 
-    def close(self, last: Coroutine[Any, Any, Any] | None = None) -> None:
-        """Run ``last`` (closing the clients), then stop the loop and its thread."""
-        if self._loop is None:
-            if last is not None:
-                last.close()
+    def close(self, last: Coroutine[Any, Any, Any]) -> None:
+        """Run ``last`` (closing the clients) on the loop of the calls' own thread, and end it
+        (nothing to do on an adopted loop, or before the first call)."""
+        if self._thread is None:
+            last.close()
             return
-        if last is not None:
-            self.run(last)
+        self.run(last)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
         self._loop = self._thread = None
+
+    async def release(self, last: Coroutine[Any, Any, Any]) -> None:
+        """On the adopted loop as it stops: run ``last`` (closing the clients) and let it go."""
+        await last
+        self._loop = None
 
     def _running(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
@@ -253,6 +268,13 @@ def understood(kind: str, transaction_id: str, status: int, content: bytes) -> d
     return parsed
 
 
+@dataclass(frozen=True)
+class PlayerInfo:
+    external_id: str
+    currency: str
+    operator: str
+
+
 @dataclass
 class DebitIntent:
     """A debit about to be sent: its transaction id and its held rollback."""
@@ -271,13 +293,7 @@ class DebitIntent:
     shown: int | None = None  # the balance shown to the player after it
     declined: Declined | None = None  # or why it did not
     taken: bool = False  # succeeded, and its rollback cancelled in the round's transaction
-
-
-@dataclass(frozen=True)
-class PlayerInfo:
-    external_id: str
-    currency: str
-    operator: str
+    player: PlayerInfo | None = None
 
 
 @dataclass
@@ -331,17 +347,26 @@ class SeamlessWallet:
         """In a transaction of its own (``conn``): the round's placeholder (status ``pending``: its
         id goes with the debit) and the rollback of its debit, due later unless the round's
         transaction cancels it. :meth:`track` the intent once this is committed."""
-        info = self.player(conn, placeholder["player_id"])
-        hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
-        now = self.now()
-        transaction_id = uuid.uuid4().hex
-        round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": transaction_id}).scalar_one()
-        intent = DebitIntent(transaction_id, info.operator, game, now, hold_ms, round_id, placeholder["stake"],
-                             self.body(transaction_id, round_id, info, placeholder["stake"], game),
-                             player_id=placeholder["player_id"])
-        mail.enqueue(conn, TARGET, "rollback", transaction_id, {"operator": info.operator, "body": intent.body},
-                     now=now, hold_ms=hold_ms, round_id=round_id)
+        intent = self.intent(conn, placeholder["player_id"], game, placeholder["stake"])
+        round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": intent.transaction_id}).scalar_one()
+        conn.execute(mail.ENQUEUE, self.placed(intent, round_id))
         return intent
+
+    def intent(self, conn: Connection, player_id: int, game: str, stake: int) -> DebitIntent:
+        """A new debit of ``stake`` (its round not placed yet: see :meth:`placed`)."""
+        info = self.player(conn, player_id)
+        hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
+        return DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), hold_ms, 0, stake, {},
+                           player_id=player_id, player=info)
+
+    def placed(self, intent: DebitIntent, round_id: int) -> dict[str, Any]:
+        """The debit's round placed as ``round_id`` (its id goes with the debit): the outbox's row
+        of its held rollback."""
+        intent.round_id = round_id
+        intent.body = self.body(intent.transaction_id, round_id, intent.player, intent.stake, intent.game)
+        return mail.message_row(TARGET, "rollback", intent.transaction_id,
+                                {"operator": intent.operator, "body": intent.body}, now=intent.held_at,
+                                hold_ms=intent.hold_ms, round_id=round_id)
 
     def track(self, intent: DebitIntent) -> None:
         """Follow a held debit (its placeholder committed) until :meth:`settle`."""
@@ -371,7 +396,7 @@ class SeamlessWallet:
             return intent.declined
         # The held rollback must still be waiting: past half its hold the worker may be about to
         # deliver it, and a debit it reverses must not be paid as a round.
-        if self.now() - intent.held_at > intent.hold_ms // 2 or not mail.cancel(conn, TARGET, intent.transaction_id):
+        if not self.in_time(intent) or not mail.cancel(conn, TARGET, intent.transaction_id):
             return Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
         intent.taken = True
         # The balance shown: the wallet's answer, and the wins on their way to it (a credit the
@@ -380,6 +405,11 @@ class SeamlessWallet:
         owed = conn.execute(PENDING_WINS, {"p_player": intent.player_id}).scalar_one()
         intent.shown = intent.balance + owed
         return None
+
+    def in_time(self, intent: DebitIntent) -> bool:
+        """Whether a debit's held rollback can still be cancelled: before half its hold (past it,
+        the worker may be about to deliver it)."""
+        return self.now() - intent.held_at <= intent.hold_ms // 2
 
     def settle(self, transaction: Callable[[], AbstractContextManager[Connection]], intent: DebitIntent,
                committed: bool) -> None:
@@ -400,6 +430,15 @@ class SeamlessWallet:
         """Make a debit's held rollback due at once."""
         mail.make_due(conn, TARGET, intent.transaction_id, self.now())
         self.outbox.wake()
+
+    def message(self, kind: str, transaction_id: str, round_id: int, info: PlayerInfo, amount: int, game: str,
+                now: int) -> dict[str, Any]:
+        """The outbox's row of a round's credit (its key the debit's transaction id and ``-win``)
+        or of its debit's rollback (due now)."""
+        key = f"{transaction_id}-win" if kind == "credit" else transaction_id
+        body = self.body(key, round_id, info, amount, game)
+        return mail.message_row(TARGET, kind, key, {"operator": info.operator, "body": body}, now=now,
+                                round_id=round_id)
 
     @staticmethod
     def body(transaction_id: str, round_id: int | None, info: PlayerInfo, amount: int, game: str) -> dict[str, Any]:
@@ -437,12 +476,10 @@ class SeamlessWallet:
         transaction_id, game = conn.execute(ROUND_TX, {"p_round": round_id}).one()
         info = self.player(conn, player_id)
         if kind == "win":
-            key, status, wallet_kind = f"{transaction_id}-win", "credit_pending", "credit"
+            status, wallet_kind = "credit_pending", "credit"
         else:
-            key, status, wallet_kind = transaction_id, "rollback_pending", "rollback"
-        body = self.body(key, round_id, info, amount, game)
-        mail.enqueue(conn, TARGET, wallet_kind, key, {"operator": info.operator, "body": body}, now=now,
-                     round_id=round_id)
+            status, wallet_kind = "rollback_pending", "rollback"
+        conn.execute(mail.ENQUEUE, self.message(wallet_kind, transaction_id, round_id, info, amount, game, now))
         conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": transaction_id, "p_status": status})
         if amount:
             conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
@@ -482,7 +519,12 @@ class SeamlessWallet:
         conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
             wallet_status=SETTLED[message.kind]))
 
+    async def stop(self) -> None:
+        """The server stops serving: close the clients on its loop, which the calls leave."""
+        await self.calls.release(self._close_clients())
+
     def close(self) -> None:
+        """Close the clients used without a server serving (a tool, a test)."""
         self.calls.close(self._close_clients())
 
     async def _close_clients(self) -> None:
