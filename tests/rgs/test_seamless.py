@@ -28,7 +28,8 @@ from slotforge.rgs.wallets.seamless import PENDING_WINS
 
 from .conftest import SRC, Api
 from .plans import assert_read_through
-from .wallets import OPERATOR, SECRET, WalletProcess, seamless_operator, settings_file
+from .statements import Counter
+from .wallets import OPERATOR, SECRET, WalletProcess, cents, seamless_operator, settings_file
 
 STAKE = "0.20"  # Dynasty's default bet
 
@@ -161,6 +162,33 @@ def test_a_round_debits_the_wallet_and_shows_its_credit_pending_until_acknowledg
     stored = player.get(f"/v1/rounds/{answer['round']['id']}").json()["round"]
     assert stored["wallet"] == {"transaction_id": answer["round"]["wallet"]["transaction_id"], "status": "settled"}
     assert player.play(key="again").json() == player.play(key="again").json(), "exactly once, as ever"
+    drain(casino.server)
+    with casino.server.engine.connect() as conn:
+        assert audit(conn) == []
+
+
+def test_a_plain_round_at_the_wallet_is_two_short_transactions(casino, wallet):
+    """The common round (debit taken, round complete) goes straight through: its placeholder and
+    held rollback in one commit (two statements; three on PostgreSQL, the player's row locked
+    first), the round in another (six; seven with PostgreSQL's claim), every statement counted
+    as in the internal wallet's test; and the round is all there."""
+    player = seamless_player(casino, wallet)
+    assert player.play().status_code == 200  # the player's wallet details are read once, then kept
+    counter = Counter(casino.server)
+    counter.counting = True
+    played = player.play()
+    counter.counting = False
+    assert played.status_code == 200, played.text
+    postgres = casino.server.engine.dialect.name == "postgresql"
+    assert counter.commits == 2
+    assert len(counter.statements) <= (10 if postgres else 8), counter.statements
+    answer = played.json()["round"]
+    with casino.server.engine.connect() as conn:
+        row = conn.execute(select(rounds).where(rounds.c.id == answer["id"])).mappings().one()
+        owed = mail.pending(conn, "wallet", round_id=answer["id"])
+    assert (row["status"], row["wallet_status"], row["win"]) == ("complete", "credit_pending",
+                                                                  cents(answer["total_win"]))
+    assert owed == 1, "its credit, and no held rollback left behind"
     drain(casino.server)
     with casino.server.engine.connect() as conn:
         assert audit(conn) == []
