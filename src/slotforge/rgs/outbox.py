@@ -61,6 +61,8 @@ Outcome = tuple[Message, dict[str, Any] | None, Exception | None]
 ENQUEUE = insert(outbox)
 CANCEL = delete(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
                               outbox.c.delivered_at.is_(None))
+MARK = update(outbox).where(outbox.c.id == bindparam("p_id"), outbox.c.delivered_at.is_(None)).values(
+    delivered_at=bindparam("p_now"), answer=bindparam("p_answer"), attempts=bindparam("p_attempts"))
 MAKE_DUE = update(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
                                 outbox.c.delivered_at.is_(None)).values(due_at=bindparam("p_now"))
 
@@ -250,9 +252,8 @@ class Outbox:
 
     def _mark(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
         _, on_acknowledged = self._receivers[message.target]
-        marked = conn.execute(update(outbox).where(outbox.c.id == message.id, outbox.c.delivered_at.is_(None))
-                              .values(delivered_at=self.now(), answer=json.dumps(answer, default=str),
-                                      attempts=message.attempts + 1))
+        marked = conn.execute(MARK, {"p_id": message.id, "p_now": self.now(), "p_attempts": message.attempts + 1,
+                                     "p_answer": json.dumps(answer, default=str)})
         if marked.rowcount and on_acknowledged is not None:
             on_acknowledged(conn, message, answer)
 

@@ -12,14 +12,17 @@ waiting off threads and the common case off the general path. For a round of the
 2. sends the debit on the wallets' call loop (:class:`~slotforge.rgs.wallets.seamless.CallLoop`,
    the server's own event loop) and awaits it, holding no thread and no transaction;
 3. runs the round function on the event loop (nothing slow runs in the round's transaction);
-4. commits the round: :func:`commit`, six statements (seven on PostgreSQL, the key's claim
-   first): the held rollback cancelled, the player's balance the wallet's answer and the wins on
-   their way to it, the round finished, the ledger's stake and win, the credit owed to the
-   wallet in the outbox, the key stored with a pointer to the round;
+4. commits the round: :func:`commit`, six statements: the held rollback cancelled, the
+   player's balance the wallet's answer and the wins on their way to it, the round finished,
+   the ledger's stake and win, the credit owed to the wallet in the outbox, the key stored with
+   a pointer to the round;
 5. if that transaction fails, makes the rollback due at once (a process that dies instead leaves
    it held: the next process delivers it when it falls due).
 
-Each step's statements are conditional. When one changes nothing (a refusal: too soon, a round
+Neither transaction takes the key's claim (:mod:`~slotforge.rgs.rounds.claims`): a twin of the
+request, whatever process it reaches, finds the placeholder at its own first step and answers
+409, and the round's transaction only touches what its own placeholder holds. Each step's
+statements are conditional. When one changes nothing (a refusal: too soon, a round
 waiting for a decision, the key answered already, the rollback no longer held) or the round is
 not the common case (a debit refused or unanswered, an answer too late, a round waiting for a
 decision, a round function that failed), the step is done by the general path instead
@@ -45,7 +48,6 @@ from sqlalchemy import (
     func,
     literal_column,
     select,
-    text,
     update,
 )
 
@@ -54,7 +56,6 @@ from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet
 from slotforge.engine.game import Game
 from slotforge.rgs.money import to_minor
-from slotforge.rgs.rounds.claims import claim_number, in_progress
 from slotforge.rgs.rounds.service import Auth, Server
 from slotforge.rgs.rounds.straight import ENTRIES, NEVER, STORE_KEY, Refused, answer_bytes, claimed, plain, play
 from slotforge.rgs.schema import idempotency, outbox, players, rounds
@@ -110,11 +111,10 @@ FINISH = (update(rounds)
                   balance_after=bindparam("p_after"), record=bindparam("p_record"), started_at=bindparam("p_now"),
                   finished_at=bindparam("p_now"), wallet_status="credit_pending")
           .returning(rounds.c.id))
-CLAIM = text("SELECT pg_try_advisory_xact_lock(:p_claim)").bindparams(bindparam("p_claim", type_=BigInteger))
 
 STATEMENTS = {dialect: {name: DriverStatement.of(statement, dialect) for name, statement in (
     ("place", PLACE), ("message", MESSAGE), ("lock", LOCK), ("cancel", CANCEL), ("settle", SETTLE),
-    ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY), ("claim", CLAIM))}
+    ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
     for dialect in ("sqlite", "postgresql")}
 
 
@@ -150,7 +150,7 @@ async def play_at_wallet(server: Server, auth: Auth, game: Game, bet: Bet, scrip
 async def placed(server: Server, auth: Auth, game: Game, stake: int, key: str) -> DebitIntent | None:
     """Step 1: the debit held, its round placed; None when the key's answer is stored already."""
     try:
-        return await claimed(server, auth, key, lambda conn: hold(server, conn, auth, game, stake, key))
+        return await server.transaction.run(lambda conn: hold(server, conn, auth, game, stake, key))
     except Refused:  # the general path says why (or finds the stored answer)
         return await claimed(server, auth, key, lambda conn: server.hold_debit(conn, auth, key, game.code, stake,
                                                                                None))
@@ -163,8 +163,8 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
               and server.seamless.in_time(intent))
     if common:
         try:
-            answer = await claimed(server, auth, key, lambda conn: commit(server, conn, auth, game, key,
-                                                                          fingerprint, intent, result))
+            answer = await server.transaction.run(lambda conn: commit(server, conn, auth, game, key, fingerprint,
+                                                                      intent, result))
             server.outbox.wake()
             return 200, answer
         except Refused:
@@ -202,9 +202,6 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
     """Step 4's transaction for a debit taken and a round complete; its answer (:class:`Refused`
     if a condition fails)."""
     transaction, statements = driver(server, conn)
-    if conn.dialect.name == "postgresql" and not transaction.first(statements["claim"], {
-            "p_claim": claim_number(auth.player_id, key)})[0]:
-        raise in_progress()
     if transaction.first(statements["cancel"], {"p_key": intent.transaction_id}) is None:
         raise Refused
     now, win = server.now(), to_minor(result.total_win, "total_win")

@@ -78,6 +78,7 @@ ROUND_WALLET = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
 PENDING_WINS = select(func.coalesce(func.sum(rounds.c.win), 0)).where(
     rounds.c.player_id == bindparam("p_player"), rounds.c.wallet_status == "credit_pending")
 INSERT_PLACEHOLDER = insert(rounds).returning(rounds.c.id)
+ROUND_SETTLED = update(rounds).where(rounds.c.id == bindparam("p_round")).values(wallet_status=bindparam("p_status"))
 ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
 
 
@@ -516,8 +517,7 @@ class SeamlessWallet:
                 conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
                     status="void", finished_at=now, void_reason="the round did not complete after its debit "
                     "(the server stopped or refused the request); the debit is rolled back"))
-        conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
-            wallet_status=SETTLED[message.kind]))
+        conn.execute(ROUND_SETTLED, {"p_round": message.round_id, "p_status": SETTLED[message.kind]})
 
     async def stop(self) -> None:
         """The server stops serving: close the clients on its loop, which the calls leave."""
