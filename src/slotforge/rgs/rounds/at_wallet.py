@@ -12,7 +12,8 @@ waiting off threads and the common case off the general path. For a round of the
 2. sends the debit on the wallets' call loop (:class:`~slotforge.rgs.wallets.seamless.CallLoop`,
    the server's own event loop) and awaits it, holding no thread and no transaction;
 3. runs the round function on the event loop (nothing slow runs in the round's transaction);
-4. commits the round: :func:`commit`, six statements: the held rollback cancelled, the
+4. commits the round: :func:`commit`, six statements (seven on PostgreSQL, the player's row
+   locked first, so that the wins owed are read as committed): the held rollback cancelled, the
    player's balance the wallet's answer and the wins on their way to it, the round finished,
    the ledger's stake and win, the credit owed to the wallet in the outbox, the key stored with
    a pointer to the round;
@@ -202,6 +203,8 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
     """Step 4's transaction for a debit taken and a round complete; its answer (:class:`Refused`
     if a condition fails)."""
     transaction, statements = driver(server, conn)
+    if conn.dialect.name == "postgresql":  # so that the wins owed are read as committed meanwhile
+        transaction.send(statements["lock"], {"p_player": auth.player_id})
     if transaction.first(statements["cancel"], {"p_key": intent.transaction_id}) is None:
         raise Refused
     now, win = server.now(), to_minor(result.total_win, "total_win")
