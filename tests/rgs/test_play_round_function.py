@@ -181,6 +181,15 @@ def test_the_connection_goes_back_to_the_pool_out_of_autocommit(engine, player):
     assert not driver.autocommit and not driver.closed
 
 
+def test_a_connection_that_broke_in_autocommit_leaves_the_pool(engine):
+    with pytest.raises(psycopg.OperationalError), autocommit(engine) as driver:
+        with engine.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": driver.info.backend_pid})
+        driver.execute("SELECT 1")
+    with engine.connect() as conn:  # a working connection, not the broken one
+        assert conn.execute(text("SELECT 1")).scalar_one() == 1
+
+
 def test_the_downgrade_drops_the_function(engine):
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
