@@ -31,7 +31,8 @@ POOL_OVERFLOW = 20
 # Threads that run PostgreSQL's write jobs from the event loop (:meth:`Writer.run`). A job is a
 # short transaction, mostly waiting on the database with the interpreter released; more threads
 # only contend for the interpreter: straight rounds on 8 threads did 1,083 rounds/s at 0.90 ms of
-# server CPU a round where 32 did 852 at 1.13 (in the same minutes on a 2-core machine).
+# server CPU a round where 32 did 852 at 1.13 (in the same minutes on a 2-core machine). With the
+# round one round trip (one call of a function), 16 threads measured no better than 8 and 4 worse.
 WRITE_THREADS = 8
 
 
