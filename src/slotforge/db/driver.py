@@ -7,9 +7,10 @@ driver's own connection (``python bench/bench_statements.py``: 0.64 of SQLAlchem
 0.66 on PostgreSQL, the transaction's begin and commit included in both). A
 :class:`DriverStatement` is a SQLAlchemy construct compiled once to the text the driver takes
 (named parameters, each cast to its declared type on PostgreSQL), with any constants the
-construct holds; a :class:`DriverTransaction` runs such statements on the driver connection
-under a SQLAlchemy connection's open transaction, which still begins, commits and rolls back as
-everywhere else.
+construct holds; a :class:`DriverTransaction` runs such statements on the driver connection,
+either under a SQLAlchemy connection's open transaction, which still begins, commits and rolls
+back as everywhere else, or on a PostgreSQL connection in autocommit, where a statement is a
+transaction of its own (a call of a function that does a whole transaction).
 """
 
 from __future__ import annotations
@@ -52,10 +53,12 @@ class DriverStatement:
 
 
 class DriverTransaction:
-    """Driver statements inside ``conn``'s open transaction."""
+    """Driver statements on ``conn``: a SQLAlchemy connection, inside its open transaction; or a
+    PostgreSQL driver connection in autocommit (:func:`slotforge.db.engine.autocommit`), where
+    each statement is a transaction of its own."""
 
-    def __init__(self, conn: Connection, listeners: Sequence[Listener] = ()) -> None:
-        self.driver = conn.connection.driver_connection
+    def __init__(self, conn: Connection | Any, listeners: Sequence[Listener] = ()) -> None:
+        self.driver = conn.connection.driver_connection if isinstance(conn, Connection) else conn
         self.listeners = listeners
 
     def first(self, statement: DriverStatement, parameters: dict[str, Any]) -> tuple | None:

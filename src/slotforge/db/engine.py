@@ -31,7 +31,8 @@ POOL_OVERFLOW = 20
 # Threads that run PostgreSQL's write jobs from the event loop (:meth:`Writer.run`). A job is a
 # short transaction, mostly waiting on the database with the interpreter released; more threads
 # only contend for the interpreter: straight rounds on 8 threads did 1,083 rounds/s at 0.90 ms of
-# server CPU a round where 32 did 852 at 1.13 (in the same minutes on a 2-core machine).
+# server CPU a round where 32 did 852 at 1.13 (in the same minutes on a 2-core machine). With the
+# round one round trip (one call of a function), 16 threads measured no better than 8 and 4 worse.
 WRITE_THREADS = 8
 
 
@@ -271,6 +272,19 @@ class Writer:
         with self() as conn:
             return job(conn)
 
+    async def run_autocommit(self, job: Callable[[Any], Result]) -> Result:
+        """PostgreSQL only: ``job(driver_connection)`` on one of the write threads, the driver's
+        connection (psycopg's) in autocommit, so that each statement the job sends is a
+        transaction of its own: no ``BEGIN`` and no ``COMMIT``, each a round trip. For a job
+        whose one statement is its whole transaction (a call of a database function)."""
+        if self._threads is None:
+            raise RuntimeError("autocommit write jobs are for PostgreSQL (SQLite batches its writes)")
+        return await asyncio.get_running_loop().run_in_executor(self._threads, self._autocommitted, job)
+
+    def _autocommitted(self, job: Callable[[Any], Result]) -> Result:
+        with autocommit(self.engine) as driver:
+            return job(driver)
+
     @contextmanager
     def __call__(self) -> Iterator[Connection]:
         """A write transaction: committed when the block ends, rolled back if it raises."""
@@ -280,6 +294,24 @@ class Writer:
             return
         with self._group.transaction() as conn:
             yield conn
+
+
+@contextmanager
+def autocommit(engine: Engine) -> Iterator[Any]:
+    """A pooled PostgreSQL connection's driver connection in autocommit, back in the pool as the
+    others are (autocommit off) afterwards. Setting psycopg's ``autocommit`` sends nothing to
+    the database, and neither does the pool's rollback on return, as no transaction is open."""
+    pooled = engine.raw_connection()
+    driver = pooled.driver_connection
+    driver.autocommit = True
+    try:
+        yield driver
+    finally:
+        try:
+            driver.autocommit = False
+        except Exception:  # the connection broke (psycopg refuses the change then): not for the pool
+            pooled.invalidate()
+        pooled.close()
 
 
 def write_connection(engine: Engine) -> Connection:

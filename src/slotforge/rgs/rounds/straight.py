@@ -1,5 +1,5 @@
 """A round of the internal wallet, straight through: the round function first, then one short
-transaction of at most five statements and one commit.
+transaction of at most five statements and one commit (on PostgreSQL, one call of a function).
 
 Most rounds are the simplest kind: a player of the server's own wallet, no autoplay plan, no
 jackpot pool, no state carried between rounds. For those, :func:`play_straight` does, in order:
@@ -7,7 +7,7 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
 1. runs the round function (a :class:`~slotforge.engine.round.RoundResult`) and encodes its
    record to JSON once (no lock is held yet: on SQLite
    nothing slow runs under the database's one write lock);
-2. opens the write transaction: on PostgreSQL its first statement claims the idempotency key (an
+2. opens the write transaction: on PostgreSQL its first step claims the idempotency key (an
    advisory lock, so a twin in another process answers 409 at once; SQLite's claim is a file lock
    taken before the transaction);
 3. one conditional update of the player: ``balance = balance - stake + win`` and the round's time,
@@ -21,11 +21,14 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
 7. one commit, and the answer built around the record's JSON bytes as stored.
 
 On SQLite steps 3 to 6 are four statements (calls inside the process): :func:`commit_round`. On
-PostgreSQL, where each statement is a round trip, 2 and 3 are one statement and 4 to 6 another
-(common table expressions): two round trips and the commit, :func:`commit_round_postgres`. Both
-send their statements straight to the database's driver (:mod:`slotforge.db.driver`), past
-SQLAlchemy's execution layer, which cost about as much CPU as the statements. A round still
-waiting for a decision also stores its answer as sent, as the round will change.
+PostgreSQL, where each statement is a round trip, 2 to 7 are one call of a PL/pgSQL function,
+``slotforge_play_round`` (made by migration 0008, which holds its statements), sent on a
+connection in autocommit: the call is the whole transaction, one round trip with no ``BEGIN`` or
+``COMMIT`` of its own, :func:`commit_round_postgres`. Both send their statements straight to the
+database's driver (:mod:`slotforge.db.driver`), past SQLAlchemy's execution layer, which cost
+about as much CPU as the statements. A round still waiting for a decision also stores its answer
+as sent, as the round will change (on PostgreSQL a second statement, after the call: the answer
+holds what only the call knew).
 
 Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
 needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
@@ -34,8 +37,9 @@ PostgreSQL on one of a few threads kept for writes (psycopg's asynchronous conne
 on the event loop instead: they cost more server CPU a round than a thread's synchronous ones).
 
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
-decision, the key answered already), the transaction (its savepoint, on SQLite) is rolled back
-and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round
+decision, the key answered already), the transaction (its savepoint, on SQLite; on PostgreSQL
+the function's call, which raises :data:`REFUSED` once the player's row is settled) is rolled
+back and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round
 (seamless wallets, autoplay, jackpots, carried state, a failing round function) takes the
 general path in
 :class:`~slotforge.rgs.rounds.service.Server`.
@@ -49,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
+import psycopg
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -128,42 +133,23 @@ STORE_KEY = text("INSERT INTO idempotency (player_id, key, request_hash, status_
 KEEP_ANSWER = update(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
                                         idempotency.c.key == bindparam("p_key")).values(body=bindparam("p_body"))
 
-# PostgreSQL: the same steps in two statements (each a round trip to the database): 2 and 3 ...
-CLAIM_AND_SETTLE = text("""
-WITH claim AS (SELECT pg_try_advisory_xact_lock(:p_claim) AS held),
-settled AS (
-    UPDATE players SET balance = players.balance - :p_stake + :p_win, last_round_at = :p_now
-    FROM claim
-    WHERE claim.held AND players.id = :p_player AND players.balance >= :p_stake
-      AND (players.last_round_at IS NULL OR players.last_round_at <= :p_latest)
-    RETURNING players.balance)
-SELECT claim.held, settled.balance FROM claim LEFT JOIN settled ON true
-""").bindparams(*(bindparam(name, type_=BigInteger) for name in ("p_claim", "p_stake", "p_win", "p_now", "p_player",
-                                                                    "p_latest")))
-# ... then 4, 5 and 6 (a statement of its own: it sees a round left awaiting by a request of the
-# player's that committed while this one waited for the player's row).
-ROUND_ENTRIES_AND_KEY = text("""
-WITH round AS (
-    INSERT INTO rounds (player_id, session_id, game, status, fun, currency, jurisdiction, stake, win, jackpot_win,
-                        balance_before, balance_after, record, started_at, finished_at)
-    SELECT :player_id, :session_id, :game, :status, :fun, :currency, :jurisdiction, :stake, :win, 0,
-           :balance_before, :balance_after, :record, :started_at, :finished_at
-    WHERE NOT EXISTS (SELECT 1 FROM rounds WHERE player_id = :player_id AND game = :game AND status = 'awaiting')
-    RETURNING id),
-entries AS (
-    INSERT INTO ledger (player_id, kind, amount, round_id, created_at)
-    SELECT :player_id, entry.kind, entry.amount, round.id, :started_at
-    FROM round, (VALUES ('stake', :stake), ('win', :win)) AS entry (kind, amount)
-    WHERE entry.amount > 0),
-stored AS (
-    INSERT INTO idempotency (player_id, key, request_hash, status_code, round_id, created_at)
-    SELECT :player_id, :key, :request_hash, :status_code, round.id, :created_at FROM round
-    ON CONFLICT DO NOTHING
-    RETURNING round_id)
-SELECT round.id, stored.round_id FROM round LEFT JOIN stored ON true
-""").bindparams(*(bindparam(name, type_=kind) for name, kind in ROUND_FIELDS.items() if name != "jackpot_win"),
-                *(bindparam(name, type_=kind) for name, kind in (("key", String), ("request_hash", String),
-                                                                 ("status_code", Integer), ("created_at", BigInteger))))
+# PostgreSQL: steps 2 to 6 are one call of ``slotforge_play_round``, a PL/pgSQL function (made by
+# migration 0008, where its statements are), sent in autocommit: the call is the round's whole
+# transaction and its one round trip. It answers whether the claim was held, and the round's id
+# and the balance (None: nothing was settled); a refusal after the settling raises REFUSED.
+PLAY_ROUND = text("""
+SELECT claim_held, new_round, new_balance FROM slotforge_play_round(
+    p_claim => :p_claim, p_player => :p_player, p_stake => :p_stake, p_win => :p_win, p_now => :p_now,
+    p_latest => :p_latest, p_session => :p_session, p_game => :p_game, p_status => :p_status, p_fun => :p_fun,
+    p_currency => :p_currency, p_jurisdiction => :p_jurisdiction, p_record => :p_record,
+    p_finished_at => :p_finished_at, p_key => :p_key, p_request_hash => :p_request_hash,
+    p_status_code => :p_status_code)
+""").bindparams(*(bindparam(name, type_=kind) for name, kind in (
+    ("p_claim", BigInteger), ("p_player", BigInteger), ("p_stake", BigInteger), ("p_win", BigInteger),
+    ("p_now", BigInteger), ("p_latest", BigInteger), ("p_session", BigInteger), ("p_game", Text),
+    ("p_status", Text), ("p_fun", Boolean), ("p_currency", Text), ("p_jurisdiction", Text), ("p_record", Text),
+    ("p_finished_at", BigInteger), ("p_key", Text), ("p_request_hash", Text), ("p_status_code", Integer))))
+REFUSED = "SF001"  # the SQLSTATE of the function's refusals (see the migration)
 PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
 
 
@@ -171,8 +157,7 @@ PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id =
 ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement in (
     ("settle", SETTLE), ("round", INSERT_ROUND), ("entries", ENTRIES), ("key", STORE_KEY), ("answer", KEEP_ANSWER))}
 ON_POSTGRES = {name: DriverStatement.of(statement, "postgresql") for name, statement in (
-    ("claim_and_settle", CLAIM_AND_SETTLE), ("round_entries_and_key", ROUND_ENTRIES_AND_KEY),
-    ("answer", KEEP_ANSWER))}
+    ("play_round", PLAY_ROUND), ("answer", KEEP_ANSWER))}
 
 
 class Refused(Exception):
@@ -226,18 +211,25 @@ def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script
 
 
 async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], Settlement]) -> bytes:
-    """Commit the round (``settlement`` gives its figures at the transaction's start)."""
+    """Commit the round (``settlement`` gives its figures at the transaction's start), holding the
+    key's claim: on SQLite in the next shared commit of the process's batched writes (no thread of
+    its own); on PostgreSQL, which groups concurrent commits itself, as one call of the round's
+    function in autocommit on one of the server's few write threads (see
+    :meth:`~slotforge.db.engine.Writer.run_autocommit`)."""
     writer = server.transaction
-    commit = commit_round if writer.batches is not None else commit_round_postgres
-    return await claimed(server, auth, key, lambda conn: commit(DriverTransaction(conn, writer.listeners),
-                                                                 settlement()))
+    with server.claims.outside(auth.player_id, key):
+        if writer.batches is not None:
+            return await writer.run(lambda conn: commit_round(DriverTransaction(conn, writer.listeners),
+                                                              settlement()))
+        return await writer.run_autocommit(lambda driver: commit_round_postgres(
+            DriverTransaction(driver, writer.listeners), settlement()))
 
 
 async def claimed(server: Server, auth: Auth, key: str, job: Callable[[Connection], Result]) -> Result:
     """``job(conn)`` in a write transaction handed over by the event loop, holding the key's
     claim: on SQLite in the next shared commit of the process's batched writes (no thread of its
-    own); on PostgreSQL, which groups concurrent commits itself, as a transaction of its own on
-    one of the server's few write threads (see :meth:`~slotforge.db.engine.Writer.run`)."""
+    own); on PostgreSQL as a transaction of its own on one of the server's few write threads
+    (see :meth:`~slotforge.db.engine.Writer.run`)."""
     with server.claims.outside(auth.player_id, key):
         return await server.transaction.run(job)
 
@@ -287,6 +279,15 @@ class Settlement:
                      created_at=self.row["started_at"])
                 for kind, amount in (("stake", self.row["stake"]), ("win", self.row["win"])) if amount]
 
+    def call(self) -> dict[str, Any]:
+        """The arguments of ``slotforge_play_round`` (PostgreSQL), named as its parameters."""
+        row, stored = self.row, self.stored
+        return {**self.settle, "p_claim": self.claim, "p_session": row["session_id"], "p_game": row["game"],
+                "p_status": row["status"], "p_fun": row["fun"], "p_currency": row["currency"],
+                "p_jurisdiction": row["jurisdiction"], "p_record": row["record"], "p_finished_at": row["finished_at"],
+                "p_key": stored["key"], "p_request_hash": stored["request_hash"],
+                "p_status_code": stored["status_code"]}
+
     def answer(self) -> bytes:
         return answer_bytes(self.row, self.result)
 
@@ -316,21 +317,27 @@ def commit_round(transaction: DriverTransaction, round_: Settlement) -> bytes:
 
 
 def commit_round_postgres(transaction: DriverTransaction, round_: Settlement) -> bytes:
-    """The round's transaction on PostgreSQL (steps 2 to 7): two statements and the commit."""
+    """The round on PostgreSQL (steps 2 to 7): one call of ``slotforge_play_round`` on a
+    connection in autocommit, which commits it; its answer."""
     statements = ON_POSTGRES
-    held, balance = transaction.first(statements["claim_and_settle"], {**round_.settle, "p_claim": round_.claim})
+    try:
+        held, round_id, balance = transaction.first(statements["play_round"], round_.call())
+    except psycopg.Error as error:
+        if error.sqlstate == REFUSED:  # the failed statement undid the settling
+            raise Refused from error
+        raise
     if not held:
         raise in_progress()
-    if balance is None:
+    if round_id is None:
         raise Refused
     round_.settled(balance)
-    round_id, stored = transaction.first(statements["round_entries_and_key"], {**round_.row, **round_.stored}) \
-        or (None, None)
-    if round_id is None or stored is None:
-        raise Refused
     round_.row["id"] = round_id
     answer = round_.answer()
     if round_.awaiting:
+        # A transaction of its own, after the round's: the answer holds the round's id and
+        # balances, which only the call knew. Should it be lost (the process stopped between the
+        # two), the key still points to the round, and a retry is answered with the round as it
+        # stands then.
         transaction.send(statements["answer"], round_.kept_answer(answer))
     return answer
 
