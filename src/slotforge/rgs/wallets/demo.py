@@ -37,7 +37,6 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from slotforge.amounts import AmountError, AmountText, parse_minor
-from slotforge.rgs.api.http import read_body
 from slotforge.rgs.money import to_text
 from slotforge.rgs.wallets.seamless import SIGNATURE_HEADER, signed_correctly
 
@@ -292,7 +291,7 @@ class WalletApp(FastAPI):
             return
         signature = next((value.decode("latin-1") for name, value in scope["headers"]
                           if name == SIGNATURE_HEADER_BYTES), None)
-        status, answer = await self.signed_calls(kind, await read_body(receive), signature)
+        status, answer = await self.signed_calls(kind, await Request(scope, receive).body(), signature)
         await Response(json.dumps(answer), status_code=status, media_type="application/json")(scope, receive, send)
 
 
