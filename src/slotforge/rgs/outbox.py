@@ -58,7 +58,9 @@ Outcome = tuple[Message, dict[str, Any] | None, Exception | None]
 
 
 # Built once: building a statement costs more CPU than running it (they run in every round).
-ENQUEUE = insert(outbox)
+MESSAGE_FIELDS = ("target", "kind", "key", "round_id", "payload", "created_at", "due_at", "attempts", "delivered_at",
+                  "answer", "last_error")
+ENQUEUE = insert(outbox).values({name: bindparam(name) for name in MESSAGE_FIELDS})  # a :func:`message_row`
 CANCEL = delete(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
                               outbox.c.delivered_at.is_(None))
 MARK = update(outbox).where(outbox.c.id == bindparam("p_id"), outbox.c.delivered_at.is_(None)).values(

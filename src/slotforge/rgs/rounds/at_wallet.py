@@ -46,7 +46,6 @@ from sqlalchemy import (
     cast,
     delete,
     exists,
-    func,
     literal_column,
     select,
     update,
@@ -56,9 +55,20 @@ from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet
 from slotforge.engine.game import Game
+from slotforge.rgs import outbox as mail
 from slotforge.rgs.money import to_minor
 from slotforge.rgs.rounds.service import Auth, Server
-from slotforge.rgs.rounds.straight import ENTRIES, NEVER, STORE_KEY, Refused, answer_bytes, claimed, plain, play
+from slotforge.rgs.rounds.straight import (
+    ENTRIES,
+    STORE_KEY,
+    Refused,
+    answer_bytes,
+    claimed,
+    latest_allowed,
+    ledger_entries,
+    plain,
+    play,
+)
 from slotforge.rgs.schema import idempotency, outbox, players, rounds
 from slotforge.rgs.wallets import seamless as wallets
 from slotforge.rgs.wallets.seamless import DebitIntent
@@ -86,9 +96,6 @@ PLACE = (rounds.insert().from_select(PLACED_FIELDS, select(
                     OTHER.c.request_key == bindparam("request_key")),
     ~exists().where(idempotency.c.player_id == players.c.id, idempotency.c.key == bindparam("request_key")),
 )).returning(rounds.c.id))
-MESSAGE_FIELDS = ("target", "kind", "key", "round_id", "payload", "created_at", "due_at", "attempts", "delivered_at",
-                  "answer", "last_error")
-MESSAGE = outbox.insert().values({name: bindparam(name) for name in MESSAGE_FIELDS})
 LOCK = select(players.c.id).where(players.c.id == bindparam("p_player")).with_for_update()
 
 # 4. The held rollback cancelled; the balance shown to the player: the wallet's answer, the wins
@@ -96,8 +103,7 @@ LOCK = select(players.c.id).where(players.c.id == bindparam("p_player")).with_fo
 # round of the game waits for a decision.
 CANCEL = (delete(outbox).where(outbox.c.target == wallets.TARGET, outbox.c.key == bindparam("p_key"),
                                outbox.c.delivered_at.is_(None)).returning(outbox.c.id))
-OWED = select(func.coalesce(func.sum(rounds.c.win), 0)).where(
-    rounds.c.player_id == bindparam("p_player"), rounds.c.wallet_status == "credit_pending").scalar_subquery()
+OWED = wallets.PENDING_WINS.scalar_subquery()
 SETTLE = (update(players)
           .where(players.c.id == bindparam("p_player"),
                  players.c.last_round_at.is_(None) | (players.c.last_round_at <= bindparam("p_latest")))
@@ -114,7 +120,7 @@ FINISH = (update(rounds)
           .returning(rounds.c.id))
 
 STATEMENTS = {dialect: {name: DriverStatement.of(statement, dialect) for name, statement in (
-    ("place", PLACE), ("message", MESSAGE), ("lock", LOCK), ("cancel", CANCEL), ("settle", SETTLE),
+    ("place", PLACE), ("message", mail.ENQUEUE), ("lock", LOCK), ("cancel", CANCEL), ("settle", SETTLE),
     ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
     for dialect in ("sqlite", "postgresql")}
 
@@ -187,11 +193,10 @@ def hold(server: Server, conn: Connection, auth: Auth, game: Game, stake: int, k
     intent = server.seamless.intent(conn, auth.player_id, game.code, stake)
     if conn.dialect.name == "postgresql":
         transaction.send(statements["lock"], {"p_player": auth.player_id})
-    least_ms = auth.jurisdiction.min_round_ms
     round_ = transaction.first(statements["place"], dict(
         player_id=auth.player_id, session_id=auth.session_id, game=game.code, currency=auth.currency,
         jurisdiction=auth.jurisdiction_name, stake=stake, now=intent.held_at, wallet_tx=intent.transaction_id,
-        request_key=key, latest=intent.held_at - least_ms if least_ms else NEVER))
+        request_key=key, latest=latest_allowed(auth, intent.held_at)))
     if round_ is None:
         raise Refused
     transaction.send(statements["message"], server.seamless.placed(intent, round_[0]))
@@ -208,10 +213,9 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
     if transaction.first(statements["cancel"], {"p_key": intent.transaction_id}) is None:
         raise Refused
     now, win = server.now(), to_minor(result.total_win, "total_win")
-    least_ms = auth.jurisdiction.min_round_ms
     settled = transaction.first(statements["settle"], {
         "p_player": auth.player_id, "p_reported": intent.balance, "p_win": win, "p_now": now,
-        "p_latest": now - least_ms if least_ms else NEVER})
+        "p_latest": latest_allowed(auth, now)})
     if settled is None:
         raise Refused
     row = dict(id=intent.round_id, player_id=auth.player_id, game=game.code, status="complete",
@@ -224,9 +228,7 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
             "p_before": row["balance_before"], "p_after": row["balance_after"], "p_record": row["record"],
             "p_now": now}) is None:
         raise Refused
-    transaction.send_many(statements["entries"], [
-        dict(player_id=auth.player_id, kind=kind, amount=amount, round_id=row["id"], created_at=now)
-        for kind, amount in (("stake", intent.stake), ("win", win)) if amount])
+    transaction.send_many(statements["entries"], ledger_entries(auth.player_id, row["id"], intent.stake, win, now))
     transaction.send(statements["message"], server.seamless.message(
         "credit", intent.transaction_id, row["id"], intent.player, win, game.code, now))
     if transaction.first(statements["key"], dict(player_id=auth.player_id, key=key, request_hash=fingerprint,

@@ -251,11 +251,10 @@ class Settlement:
         now = server.now()
         awaiting = not result.complete
         win = 0 if awaiting else to_minor(result.total_win, "total_win")  # paid once decided
-        least_ms = auth.jurisdiction.min_round_ms
         return cls(
             result=result,
             settle=dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
-                        p_latest=now - least_ms if least_ms else NEVER),
+                        p_latest=latest_allowed(auth, now)),
             row=dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
                      status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
                      jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
@@ -274,10 +273,8 @@ class Settlement:
         self.row.update(balance_before=balance + self.row["stake"] - self.row["win"], balance_after=balance)
 
     def entries(self, round_id: int) -> list[dict[str, Any]]:
-        """The ledger's stake and win of the round (a zero is no entry)."""
-        return [dict(player_id=self.row["player_id"], kind=kind, amount=amount, round_id=round_id, reference=None,
-                     created_at=self.row["started_at"])
-                for kind, amount in (("stake", self.row["stake"]), ("win", self.row["win"])) if amount]
+        return ledger_entries(self.row["player_id"], round_id, self.row["stake"], self.row["win"],
+                              self.row["started_at"])
 
     def call(self) -> dict[str, Any]:
         """The arguments of ``slotforge_play_round`` (PostgreSQL), named as its parameters."""
@@ -340,6 +337,19 @@ def commit_round_postgres(transaction: DriverTransaction, round_: Settlement) ->
         # stands then.
         transaction.send(statements["answer"], round_.kept_answer(answer))
     return answer
+
+
+def latest_allowed(auth: Auth, now: int) -> int:
+    """The latest time of the player's last round that lets a round start at ``now``: the
+    jurisdiction's least time between rounds before it (:data:`NEVER`: none)."""
+    least_ms = auth.jurisdiction.min_round_ms
+    return now - least_ms if least_ms else NEVER
+
+
+def ledger_entries(player_id: int, round_id: int, stake: int, win: int, now: int) -> list[dict[str, Any]]:
+    """A round's rows of the ledger, for :data:`ENTRIES`: its stake and its win (a zero is no entry)."""
+    return [dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id, reference=None, created_at=now)
+            for kind, amount in (("stake", stake), ("win", win)) if amount]
 
 
 def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:

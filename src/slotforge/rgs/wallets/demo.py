@@ -331,9 +331,9 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
         return status, answer
 
     def route(kind: str) -> None:
-        async def endpoint(request: Request) -> JSONResponse:  # for the OpenAPI document; SignedCalls answers
-            return JSONResponse(*reversed(await call(kind, await request.body(), request.headers.get(
-                SIGNATURE_HEADER))))
+        async def endpoint(request: Request) -> JSONResponse:  # for the OpenAPI document; WalletApp answers first
+            status, answer = await call(kind, await request.body(), request.headers.get(SIGNATURE_HEADER))
+            return JSONResponse(answer, status_code=status)
 
         app.add_api_route(f"/{kind}", endpoint, methods=["POST"], summary=f"{kind} (signed)")
 
