@@ -329,7 +329,8 @@ def test_a_uk_session_has_no_autoplay_keeps_the_rhythm_and_shows_net_position(pa
         if turn == 0:  # no quick spin and no quick stop here: SPIN stays disabled while the reels turn
             with page.expect_response(lambda r: r.url.endswith("/v1/rounds")) as answer:
                 page.get_by_role("button", name="Spin").click()
-            assert page.locator(".reels.spinning").count() == 1
+            # The reels start turning once the page has read the answer: waited for, not raced.
+            expect(page.locator(".reels.spinning")).to_have_count(1)
             assert page.get_by_role("button", name="Spin").is_disabled()
             round_ = answer.value.json()["round"]
             shown(page, round_["id"])
