@@ -5,7 +5,10 @@ handed over by the event loop (batched writes)."""
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -132,3 +135,53 @@ def test_a_failed_commit_of_batched_jobs_reaches_every_job(engine):
 
 def test_postgresql_has_no_batched_writes():
     assert Writer(connect("postgresql+psycopg://postgres@127.0.0.1:5432/test")).batches is None
+
+
+HOLDER = """
+import sys, time
+from slotforge.db import connect
+from slotforge.db.engine import processes_turn
+turn = processes_turn(connect(sys.argv[1]))
+turn.take()  # the turn only: SQLite's own write lock is free
+print("holding", flush=True)
+time.sleep(float(sys.argv[2]))
+released = time.time()
+turn.give_back()
+print(released, flush=True)
+"""
+
+
+def test_server_processes_take_turns_at_the_write_lock_and_a_waiter_goes_as_soon_as_it_is_given_back(tmp_path):
+    """Two server processes on one SQLite file take turns at its write lock through a lock file
+    beside it, not through SQLite's busy handler (which sleeps between tries, up to 100 ms): a
+    process's write waits for the other process's turn, and goes as soon as it is given back."""
+    url = f"sqlite:///{tmp_path / 'turns.db'}"
+    engine = connect(url)
+    metadata.create_all(engine)
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, url, "0.5"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        with GroupCommit(engine).transaction() as conn:
+            began = time.time()
+            conn.execute(insert(marks).values(writer=1))
+        released = float(holder.stdout.readline())
+    finally:
+        holder.wait(10)
+    assert (tmp_path / "turns.db.writers-lock").exists()
+    assert began >= released, "the write began while the other process held the turn"
+    assert began - released < 0.25, f"the write began {began - released:.3f} s after the turn was given back"
+    with engine.connect() as reader:
+        assert reader.execute(select(marks.c.writer)).scalars().all() == [1]
+    engine.dispose()
+
+
+def test_a_failed_commit_gives_the_turn_back(engine):
+    group = GroupCommit(engine)
+    with pytest.raises(Exception, match="disk full"):
+        with group.transaction() as conn:
+            conn.execute(insert(marks).values(writer=1))
+            event.listen(conn, "commit", lambda _connection: (_ for _ in ()).throw(OSError("disk full")))
+    with group.transaction() as conn:  # would wait for ever on a turn never given back
+        conn.execute(insert(marks).values(writer=2))
+    with engine.connect() as reader:
+        assert reader.execute(select(marks.c.writer)).scalars().all() == [2]

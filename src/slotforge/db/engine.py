@@ -12,6 +12,8 @@ the same end, and PostgreSQL groups concurrent commits itself.
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -79,12 +81,54 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
         yield connection
 
 
+class ProcessesTurn:
+    """The turn of one process at a SQLite database's write lock, among every server process
+    writing to the file: an exclusive ``flock`` on a file beside the database
+    (``FILE.writers-lock``), taken before ``BEGIN IMMEDIATE`` and given back after the commit.
+
+    SQLite's own wait for its write lock is a busy handler that sleeps and tries again (1, 2, 5,
+    10 ms, up to 100 ms between tries): while one process commits batch after batch, another
+    one's writers sleep through the gaps, and its answers wait for hundreds of milliseconds. A
+    process blocked on ``flock`` is woken as soon as the lock is given back. (The lock file is
+    not the database: closing a descriptor of the database would drop SQLite's own locks.)
+    Writers that do not take this turn (a command-line tool) still meet SQLite's busy handler.
+    """
+
+    def __init__(self, database: str) -> None:
+        self.path = f"{database}.writers-lock"
+        self._file: int | None = None
+
+    def take(self) -> None:
+        if self._file is None:
+            self._file = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._file, fcntl.LOCK_EX)
+
+    def give_back(self) -> None:
+        fcntl.flock(self._file, fcntl.LOCK_UN)
+
+
+def processes_turn(engine: Engine) -> ProcessesTurn | None:
+    """The cross-process turn at the write lock of a SQLite database file (None in memory)."""
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:" or database.startswith("file:"):
+        return None
+    return ProcessesTurn(database)
+
+
 class Batch:
     """One shared write transaction: its writers, and the outcome of its commit."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.connection = write_connection(engine)
-        self.transaction: RootTransaction = self.connection.begin()
+    def __init__(self, engine: Engine, turn: ProcessesTurn | None = None) -> None:
+        self.turn = turn
+        if turn is not None:
+            turn.take()
+        try:
+            self.connection = write_connection(engine)
+            self.transaction: RootTransaction = self.connection.begin()
+        except BaseException:
+            if turn is not None:
+                turn.give_back()
+            raise
         self.writers = 0
         self.committed = threading.Event()
         self.error: BaseException | None = None
@@ -98,6 +142,8 @@ class Batch:
             self.transaction.rollback()
         finally:
             self.connection.close()
+            if self.turn is not None:
+                self.turn.give_back()
             self.committed.set()
 
 
@@ -116,6 +162,7 @@ class GroupCommit:
         self._count = threading.Lock()
         self._queued = 0
         self._batch: Batch | None = None
+        self._processes_turn = processes_turn(engine)
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -163,7 +210,7 @@ class GroupCommit:
         with self._count:
             self._queued -= 1
         try:
-            batch = self._batch = self._batch or Batch(self.engine)
+            batch = self._batch = self._batch or Batch(self.engine, self._processes_turn)
         except BaseException:
             self._turn.release()
             raise

@@ -48,7 +48,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import aiohttp
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from slotforge.amounts import AmountError, parse_minor
@@ -57,6 +56,7 @@ from slotforge.rgs.money import to_text
 from slotforge.rgs.outbox import Message, Outbox
 from slotforge.rgs.schema import operators, players, rounds
 from slotforge.rgs.settings import OperatorSettings, Settings
+from slotforge.rgs.wallets.http1 import CallFailed, Http1Pool
 from slotforge.rgs.wallets.internal import ENTRY
 
 log = logging.getLogger("slotforge.rgs.wallets.seamless")
@@ -195,23 +195,17 @@ class WalletClient:
         self.settings = settings
         self.url = settings.wallet_url
         self._secret = settings.wallet_secret.get_secret_value()
-        self._timeout = aiohttp.ClientTimeout(total=settings.timeout_s, sock_connect=min(settings.timeout_s, 1.0))
-        self._session: aiohttp.ClientSession | None = None
-
-    def _http(self) -> aiohttp.ClientSession:
-        if self._session is None:  # made on the call loop, which it belongs to
-            self._session = aiohttp.ClientSession(timeout=self._timeout, connector=aiohttp.TCPConnector(limit=100))
-        return self._session
+        self._http = Http1Pool(settings.wallet_url, limit=100, connect_timeout=min(settings.timeout_s, 1.0))
 
     async def call(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """One signed call; the status and the answer, or :class:`Unclear`."""
         raw = encode(body)
         try:
-            async with self._http().post(f"{self.url}/{kind}", data=raw, headers={
-                    "Content-Type": "application/json", SIGNATURE_HEADER: sign(self._secret, raw)}) as answer:
-                status, content = answer.status, await answer.read()
-        except (aiohttp.ClientError, TimeoutError) as error:
-            raise Unclear(f"{kind} {body['transaction_id']}: {type(error).__name__}: {error}") from error
+            status, content = await self._http.post(f"/{kind}", raw, {
+                "Content-Type": "application/json", SIGNATURE_HEADER: sign(self._secret, raw)},
+                self.settings.timeout_s)
+        except CallFailed as error:
+            raise Unclear(f"{kind} {body['transaction_id']}: {error}") from error
         return status, understood(kind, body["transaction_id"], status, content)
 
     async def debit(self, body: dict[str, Any]) -> int:
@@ -249,9 +243,7 @@ class WalletClient:
         raise RuntimeError(f"{kind} {body['transaction_id']}: the wallet answered {status} {code}")
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._http.close()
 
 
 def understood(kind: str, transaction_id: str, status: int, content: bytes) -> dict[str, Any]:
