@@ -65,7 +65,7 @@ def test_retried_with_backoff_until_acknowledged_even_by_a_new_process(database_
 
     second = opened(database_url, clock)
     receiver, acknowledged = Receiver(failures=1), []
-    second.register("wallet", receiver, lambda conn, message, answer: acknowledged.append((message.key, answer)))
+    second.register("wallet", receiver, lambda conn, marked: acknowledged.extend((m.key, a) for m, a in marked))
     assert second.deliver_due() == 0, "still backing off from the first process's failure"
     clock.advance(backoff_ms(1, second.largest_backoff_ms) / 1000)
     assert second.deliver_due() == 0, "the receiver fails once more"
@@ -76,6 +76,30 @@ def test_retried_with_backoff_until_acknowledged_even_by_a_new_process(database_
         assert mail.pending(conn) == 0
         rows = conn.execute(select(table.c.key, table.c.attempts).order_by(table.c.id)).all()
     assert [tuple(row) for row in rows] == [(f"tx-{n}", 3) for n in range(3)]
+
+
+def test_a_message_two_processes_delivered_is_marked_and_acknowledged_once(database_url):
+    """Two server processes may both find a message due and both deliver it (the receiver is
+    idempotent on its key); the second to record its delivery finds it marked already and tells
+    its target's hook nothing, while the other messages of its pass are marked as usual."""
+    clock = FakeClock()
+    first, second = opened(database_url, clock), opened(database_url, clock)
+    with write_transaction(first.engine) as conn:
+        for n in range(3):
+            mail.enqueue(conn, "wallet", "credit", f"tx-{n}", {"n": n}, now=first.now(), round_id=n)
+    told: list[tuple[str, list[str]]] = []
+    for name, box in (("first", first), ("second", second)):
+        box.register("wallet", Receiver(), lambda conn, marked, name=name: told.append(
+            (name, [message.key for message, _ in marked])))
+    both_found = second.due()
+    assert first.deliver(both_found[1])  # the first process records tx-1 before the second's pass
+    for message in both_found:
+        second.deliver(message)
+    assert told == [("first", ["tx-1"]), ("second", ["tx-0"]), ("second", ["tx-2"])]
+    with first.engine.connect() as conn:
+        assert mail.pending(conn) == 0
+        attempts = dict(conn.execute(select(table.c.key, table.c.attempts)).all())
+    assert attempts == {"tx-0": 1, "tx-1": 1, "tx-2": 1}  # tx-1's mark is the first process's alone
 
 
 def test_held_messages_wait_unless_made_due_and_cancelled_ones_never_go(database_url):

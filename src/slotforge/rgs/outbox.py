@@ -48,8 +48,9 @@ class Message:
 
 # A receiver's delivery: returns the acknowledgement, raises to be retried later.
 Deliver = Callable[[Message], dict[str, Any]]
-# Runs in the transaction that marks a message delivered (e.g. a round's credit no longer pending).
-Acknowledged = Callable[[Connection, Message, dict[str, Any]], None]
+# Runs in the transaction that marks messages delivered, with every message of its target this
+# transaction marked and its acknowledgement (e.g. the rounds whose credits are no longer pending).
+Acknowledged = Callable[[Connection, list[tuple[Message, dict[str, Any]]]], None]
 # A receiver's delivery of several messages in one call: the acknowledgements by message id (a
 # message without one, or with an exception instead, is retried later); raises to retry them all.
 DeliverMany = Callable[[list[Message]], dict[int, dict[str, Any] | Exception]]
@@ -63,6 +64,10 @@ MESSAGE_FIELDS = ("target", "kind", "key", "round_id", "payload", "created_at", 
 ENQUEUE = insert(outbox).values({name: bindparam(name) for name in MESSAGE_FIELDS})  # a :func:`message_row`
 CANCEL = delete(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
                               outbox.c.delivered_at.is_(None))
+# A pass's acknowledged messages: those still undelivered (another process may have marked one
+# meanwhile), locked, then each marked.
+UNMARKED = (select(outbox.c.id).where(outbox.c.id.in_(bindparam("p_ids", expanding=True)),
+                                      outbox.c.delivered_at.is_(None)).with_for_update())
 MARK = update(outbox).where(outbox.c.id == bindparam("p_id"), outbox.c.delivered_at.is_(None)).values(
     delivered_at=bindparam("p_now"), answer=bindparam("p_answer"), attempts=bindparam("p_attempts"))
 MAKE_DUE = update(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
@@ -211,23 +216,14 @@ class Outbox:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(self.parallel, thread_name_prefix="slotforge-outbox-delivery")
             outcomes += self._pool.map(self._attempt, due)
-        with self.transaction() as conn:
-            for message, answer, error in outcomes:
-                if error is None:
-                    self._mark(conn, message, answer)
-                else:
-                    self._failed(conn, message, error)
+        self._record(outcomes)
         return sum(1 for _, _, error in outcomes if error is None)
 
     def deliver(self, message: Message) -> bool:
         """Deliver one message and record the outcome; True when acknowledged."""
-        message, answer, error = self._attempt(message)
-        with self.transaction() as conn:
-            if error is None:
-                self._mark(conn, message, answer)
-            else:
-                self._failed(conn, message, error)
-        return error is None
+        outcome = self._attempt(message)
+        self._record([outcome])
+        return outcome[2] is None
 
     @staticmethod
     def _attempt_together(many: DeliverMany, group: list[Message]) -> list[Outcome]:
@@ -252,12 +248,35 @@ class Outbox:
         except Exception as error:  # any failure is retried: the receiver is idempotent on the key
             return message, None, error
 
-    def _mark(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
-        _, on_acknowledged = self._receivers[message.target]
-        marked = conn.execute(MARK, {"p_id": message.id, "p_now": self.now(), "p_attempts": message.attempts + 1,
-                                     "p_answer": json.dumps(answer, default=str)})
-        if marked.rowcount and on_acknowledged is not None:
-            on_acknowledged(conn, message, answer)
+    def _record(self, outcomes: list[Outcome]) -> None:
+        """Every outcome of a pass in one transaction: the acknowledged messages marked in two
+        statements whatever their number (a busy server acknowledges hundreds a pass), each
+        target's hook told of the ones marked; the failures each put off by its back-off."""
+        delivered = [(message, answer) for message, answer, error in outcomes if error is None]
+        with self.transaction() as conn:
+            for target, marked in self._mark_all(conn, delivered).items():
+                _, on_acknowledged = self._receivers[target]
+                if on_acknowledged is not None:
+                    on_acknowledged(conn, marked)
+            for message, _, error in outcomes:
+                if error is not None:
+                    self._failed(conn, message, error)
+
+    def _mark_all(self, conn: Connection, delivered: list[tuple[Message, dict[str, Any]]]
+                  ) -> dict[str, list[tuple[Message, dict[str, Any]]]]:
+        """Mark the acknowledged messages not marked yet; those this transaction marked, by target."""
+        if not delivered:
+            return {}
+        unmarked = set(conn.execute(UNMARKED, {"p_ids": [message.id for message, _ in delivered]}).scalars())
+        marked = [(message, answer) for message, answer in delivered if message.id in unmarked]
+        if marked:
+            now = self.now()
+            conn.execute(MARK, [{"p_id": message.id, "p_now": now, "p_attempts": message.attempts + 1,
+                                 "p_answer": json.dumps(answer, default=str)} for message, answer in marked])
+        by_target: dict[str, list[tuple[Message, dict[str, Any]]]] = {}
+        for message, answer in marked:
+            by_target.setdefault(message.target, []).append((message, answer))
+        return by_target
 
     def _failed(self, conn: Connection, message: Message, error: Exception) -> None:
         attempts = message.attempts + 1

@@ -79,6 +79,8 @@ PENDING_WINS = select(func.coalesce(func.sum(rounds.c.win), 0)).where(
     rounds.c.player_id == bindparam("p_player"), rounds.c.wallet_status == "credit_pending")
 INSERT_PLACEHOLDER = insert(rounds).returning(rounds.c.id)
 ROUND_SETTLED = update(rounds).where(rounds.c.id == bindparam("p_round")).values(wallet_status=bindparam("p_status"))
+ROUNDS_SETTLED = (update(rounds).where(rounds.c.id.in_(bindparam("p_rounds", expanding=True)))
+                  .values(wallet_status=bindparam("p_status")))
 ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
 
 
@@ -497,19 +499,26 @@ class SeamlessWallet:
     async def _deliver(self, message: Message) -> dict[str, Any]:
         return await self.client(message.payload["operator"]).deliver(message.kind, message.payload["body"])
 
-    def acknowledged(self, conn: Connection, message: Message, answer: dict[str, Any]) -> None:
-        if message.round_id is None:
-            return
-        if message.kind == "rollback":  # a round that never got past its debit is void now
-            pending = conn.execute(select(rounds.c.player_id, rounds.c.stake).where(
-                rounds.c.id == message.round_id, rounds.c.status == "pending")).first()
-            if pending is not None:
-                now = self.now()
-                void_entries(conn, pending.player_id, message.round_id, pending.stake, now)
-                conn.execute(update(rounds).where(rounds.c.id == message.round_id).values(
-                    status="void", finished_at=now, void_reason="the round did not complete after its debit "
-                    "(the server stopped or refused the request); the debit is rolled back"))
-        conn.execute(ROUND_SETTLED, {"p_round": message.round_id, "p_status": SETTLED[message.kind]})
+    def acknowledged(self, conn: Connection, marked: list[tuple[Message, dict[str, Any]]]) -> None:
+        """The rounds of the credits and rollbacks just acknowledged: settled (every credit's in one
+        statement), or rolled back (a round that never got past its debit is void now)."""
+        credited = [message.round_id for message, _ in marked if message.kind == "credit" and message.round_id]
+        if credited:
+            conn.execute(ROUNDS_SETTLED, {"p_rounds": credited, "p_status": SETTLED["credit"]})
+        for message, _ in marked:
+            if message.kind == "rollback" and message.round_id is not None:
+                self._rolled_back(conn, message.round_id)
+
+    def _rolled_back(self, conn: Connection, round_id: int) -> None:
+        pending = conn.execute(select(rounds.c.player_id, rounds.c.stake).where(
+            rounds.c.id == round_id, rounds.c.status == "pending")).first()
+        if pending is not None:
+            now = self.now()
+            void_entries(conn, pending.player_id, round_id, pending.stake, now)
+            conn.execute(update(rounds).where(rounds.c.id == round_id).values(
+                status="void", finished_at=now, void_reason="the round did not complete after its debit "
+                "(the server stopped or refused the request); the debit is rolled back"))
+        conn.execute(ROUND_SETTLED, {"p_round": round_id, "p_status": SETTLED["rollback"]})
 
     async def stop(self) -> None:
         """The server stops serving: close the clients on its loop, which the calls leave."""
