@@ -252,15 +252,20 @@ class Outbox:
         """Every outcome of a pass in one transaction: the acknowledged messages marked in two
         statements whatever their number (a busy server acknowledges hundreds a pass), each
         target's hook told of the ones marked; the failures each put off by its back-off."""
-        delivered = [(message, answer) for message, answer, error in outcomes if error is None]
         with self.transaction() as conn:
-            for target, marked in self._mark_all(conn, delivered).items():
-                _, on_acknowledged = self._receivers[target]
-                if on_acknowledged is not None:
-                    on_acknowledged(conn, marked)
-            for message, _, error in outcomes:
-                if error is not None:
-                    self._failed(conn, message, error)
+            self.record(conn, outcomes)
+
+    def record(self, conn: Connection, outcomes: list[Outcome]) -> None:
+        """:meth:`_record`'s work in the caller's transaction (``conn``), for deliveries made
+        outside a pass (a round's credit sent by its own request)."""
+        delivered = [(message, answer) for message, answer, error in outcomes if error is None]
+        for target, marked in self._mark_all(conn, delivered).items():
+            _, on_acknowledged = self._receivers[target]
+            if on_acknowledged is not None:
+                on_acknowledged(conn, marked)
+        for message, _, error in outcomes:
+            if error is not None:
+                self._failed(conn, message, error)
 
     def _mark_all(self, conn: Connection, delivered: list[tuple[Message, dict[str, Any]]]
                   ) -> dict[str, list[tuple[Message, dict[str, Any]]]]:

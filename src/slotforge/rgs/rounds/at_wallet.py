@@ -18,7 +18,11 @@ waiting off threads and the common case off the general path. For a round of the
    the ledger's stake and win, the credit owed to the wallet in the outbox, the key stored with
    a pointer to the round;
 5. if that transaction fails, makes the rollback due at once (a process that dies instead leaves
-   it held: the next process delivers it when it falls due).
+   it held: the next process delivers it when it falls due);
+6. sends the round's credit at once, on the event loop, as its answer goes out
+   (:meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`): the outbox holds it
+   for longer than that attempt can take, so that the worker sends it only if the attempt failed
+   or the process stopped.
 
 Neither transaction takes the key's claim (:mod:`~slotforge.rgs.rounds.claims`): a twin of the
 request, whatever process it reaches, finds the placeholder at its own first step and answers
@@ -30,8 +34,7 @@ decision, a round function that failed), the step is done by the general path in
 (:meth:`Server.hold_debit`, :meth:`Server.start_round` inside :meth:`Server.once_in`), which
 says why or voids the round: the rare cases keep one implementation.
 
-The credit then goes to the wallet with the outbox's next pass, every due credit of the pass at
-once on the call loop. docs/server.md has the figures.
+docs/server.md has the figures.
 """
 
 from __future__ import annotations
@@ -119,9 +122,11 @@ FINISH = (update(rounds)
                   finished_at=bindparam("p_now"), wallet_status="credit_pending")
           .returning(rounds.c.id))
 
+CREDIT = mail.ENQUEUE.returning(outbox.c.id)  # its id: the round's request sends it (see step 6)
+
 STATEMENTS = {dialect: {name: DriverStatement.of(statement, dialect) for name, statement in (
-    ("place", PLACE), ("message", mail.ENQUEUE), ("lock", LOCK), ("cancel", CANCEL), ("settle", SETTLE),
-    ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
+    ("place", PLACE), ("message", mail.ENQUEUE), ("credit", CREDIT), ("lock", LOCK), ("cancel", CANCEL),
+    ("settle", SETTLE), ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
     for dialect in ("sqlite", "postgresql")}
 
 
@@ -170,9 +175,9 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
               and server.seamless.in_time(intent))
     if common:
         try:
-            answer = await server.transaction.run(lambda conn: commit(server, conn, auth, game, key, fingerprint,
-                                                                      intent, result))
-            server.outbox.wake()
+            answer, credit = await server.transaction.run(lambda conn: commit(server, conn, auth, game, key,
+                                                                              fingerprint, intent, result))
+            server.seamless.credit_now(*credit)
             return 200, answer
         except Refused:
             pass
@@ -204,9 +209,10 @@ def hold(server: Server, conn: Connection, auth: Auth, game: Game, stake: int, k
 
 
 def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, fingerprint: str,
-           intent: DebitIntent, result: runner.RoundResult) -> bytes:
-    """Step 4's transaction for a debit taken and a round complete; its answer (:class:`Refused`
-    if a condition fails)."""
+           intent: DebitIntent, result: runner.RoundResult) -> tuple[bytes, tuple[int, dict]]:
+    """Step 4's transaction for a debit taken and a round complete: its answer, and its credit's
+    outbox id and row, for :meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`
+    (:class:`Refused` if a condition fails)."""
     transaction, statements = driver(server, conn)
     if conn.dialect.name == "postgresql":  # so that the wins owed are read as committed meanwhile
         transaction.send(statements["lock"], {"p_player": auth.player_id})
@@ -229,14 +235,15 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
             "p_now": now}) is None:
         raise Refused
     transaction.send_many(statements["entries"], ledger_entries(auth.player_id, row["id"], intent.stake, win, now))
-    transaction.send(statements["message"], server.seamless.message(
-        "credit", intent.transaction_id, row["id"], intent.player, win, game.code, now))
+    credit = server.seamless.message("credit", intent.transaction_id, row["id"], intent.player, win, game.code, now,
+                                     hold_ms=server.seamless.handoff_ms(intent.operator))
+    credit_id = transaction.first(statements["credit"], credit)[0]
     if transaction.first(statements["key"], dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
                                                  status_code=200, body=None, round_id=row["id"],
                                                  created_at=now)) is None:
         raise Refused
     intent.taken = True
-    return answer_bytes(row, result)
+    return answer_bytes(row, result), (credit_id, credit)
 
 
 def driver(server: Server, conn: Connection) -> tuple[DriverTransaction, dict[str, DriverStatement]]:

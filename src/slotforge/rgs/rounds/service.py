@@ -122,7 +122,7 @@ class Server:
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
         # The operators' own wallets, called over HTTP (their receiver registered with the outbox).
-        self.seamless = SeamlessWallet(settings, engine, self.outbox, self.now)
+        self.seamless = SeamlessWallet(settings, engine, self.outbox, self.now, self.transaction)
         # Each operator's rounds in a lane of their own (see :mod:`slotforge.rgs.rounds.lanes`).
         self.lanes = Lanes(settings.rounds_in_flight)
         # Sessions read lately: token hash -> (session, when read); see :func:`slotforge.rgs.api.access.cached`.

@@ -51,6 +51,7 @@ from typing import Any, TypeVar
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from slotforge.amounts import AmountError, parse_minor
+from slotforge.db.engine import Writer
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.money import to_text
 from slotforge.rgs.outbox import Message, Outbox
@@ -140,6 +141,7 @@ class CallLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._starting = threading.Lock()
+        self._started: set[asyncio.Task] = set()
 
     def adopt(self, loop: asyncio.AbstractEventLoop) -> None:
         """Run the calls on ``loop`` (the server's, as it starts serving) from now on."""
@@ -154,6 +156,21 @@ class CallLoop:
     def run(self, call: Coroutine[Any, Any, Result]) -> Result:
         """``call``'s result, from a thread that is not the loop's."""
         return self.submit(call).result()
+
+    def start(self, call: Coroutine[Any, Any, Any]) -> None:
+        """Start ``call`` on the loop without waiting for it (from the loop or from a thread): it
+        outlives the request that started it, whose own loop may not (a test client's)."""
+        loop = self._running()
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is loop:
+            task = loop.create_task(call)
+            self._started.add(task)  # a task nobody holds may be collected before it ends
+            task.add_done_callback(self._started.discard)
+        else:
+            asyncio.run_coroutine_threadsafe(call, loop)
 
     async def wait(self, call: Coroutine[Any, Any, Result]) -> Result:
         """``call``'s result, from an event loop: at once on the calls' own."""
@@ -300,12 +317,15 @@ class SeamlessWallet:
     engine: Engine
     outbox: Outbox
     now: Callable[[], int]
+    writer: Writer  # the process's write transactions, for what a round's own request records
     clients: dict[str, WalletClient] = field(default_factory=dict)
     calls: CallLoop = field(default_factory=CallLoop)
     _intents: dict[str, DebitIntent] = field(default_factory=dict)
     _players: dict[int, PlayerInfo] = field(default_factory=dict)
     _names: dict[int, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _acknowledged: list[mail.Outcome] = field(default_factory=list)
+    _recording: asyncio.Task | None = None
 
     def __post_init__(self) -> None:
         self.clients = {name: WalletClient(name, operator) for name, operator in self.settings.operators.items()
@@ -427,13 +447,54 @@ class SeamlessWallet:
         self.outbox.wake()
 
     def message(self, kind: str, transaction_id: str, round_id: int, info: PlayerInfo, amount: int, game: str,
-                now: int) -> dict[str, Any]:
+                now: int, hold_ms: int = 0) -> dict[str, Any]:
         """The outbox's row of a round's credit (its key the debit's transaction id and ``-win``)
-        or of its debit's rollback (due now)."""
+        or of its debit's rollback (due now, or after ``hold_ms``)."""
         key = f"{transaction_id}-win" if kind == "credit" else transaction_id
         body = self.body(key, round_id, info, amount, game)
         return mail.message_row(TARGET, kind, key, {"operator": info.operator, "body": body}, now=now,
-                                round_id=round_id)
+                                round_id=round_id, hold_ms=hold_ms)
+
+    # -- a round's credit, sent by its own request ---------------------------------------------
+    def handoff_ms(self, operator: str) -> int:
+        """How long a credit sent by its round's request waits in the outbox before the worker
+        may send it too: longer than that one attempt can take, so that the worker only sends
+        what the attempt left (the process stopped, or the answer never came)."""
+        return int(self.settings.operator(operator).timeout_s * 1000) + 1000
+
+    def credit_now(self, message_id: int, row: dict[str, Any]) -> None:
+        """Send a round's credit (its outbox row committed as ``message_id``, held for
+        :meth:`handoff_ms`) at once, on the event loop, instead of at the worker's next pass: the
+        wallet hears of the win without a wait, and the worker neither looks for it nor sends it.
+        The outcome is recorded as the worker records its own, in one transaction with every
+        other outcome that arrived meanwhile; a failure puts the credit on the worker's back-off.
+        Both run on the call loop."""
+        message = Message(message_id, row["target"], row["kind"], row["key"], json.loads(row["payload"]),
+                          row["round_id"], 0)
+        self.calls.start(self._credit(message))
+
+    async def _credit(self, message: Message) -> None:
+        try:
+            outcome: mail.Outcome = (message, await self._deliver(message), None)
+        except Exception as error:  # recorded as the worker's failures are: retried on its back-off
+            outcome = (message, None, error)
+        self._acknowledged.append(outcome)
+        if self._recording is None:
+            self._recording = asyncio.get_running_loop().create_task(self._record_credits())
+
+    async def _record_credits(self) -> None:
+        """Record the credits' outcomes, all that arrived while the last ones were recorded at
+        once (a busy server acknowledges hundreds a second)."""
+        try:
+            while self._acknowledged:
+                outcomes, self._acknowledged = self._acknowledged, []
+                try:
+                    await self.writer.run(lambda conn, outcomes=outcomes: self.outbox.record(conn, outcomes))
+                except Exception:  # still owed in the outbox: the worker sends them when they fall due
+                    log.exception("recording %d credits' outcomes failed; the outbox's worker will send them",
+                                  len(outcomes))
+        finally:
+            self._recording = None
 
     @staticmethod
     def body(transaction_id: str, round_id: int | None, info: PlayerInfo, amount: int, game: str) -> dict[str, Any]:
