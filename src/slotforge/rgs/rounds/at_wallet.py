@@ -6,17 +6,22 @@ waiting off threads and the common case off the general path. For a round of the
 (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at_wallet`:
 
 1. commits the round's placeholder (status ``pending``, its balances the player's) and its
-   debit's held rollback: :func:`hold`, two statements, or on PostgreSQL three (the player's row
-   locked first, so that the placeholder's conditions see what a request of the player's that
-   held it committed), a write job of the process's writer (on SQLite in a shared commit);
+   debit's held rollback: on SQLite :func:`hold`, two statements in a shared commit of the
+   process's batched writes; on PostgreSQL :func:`hold_postgres`, one call of the PL/pgSQL
+   function ``slotforge_hold_debit`` in autocommit on a write thread (one round trip, where the
+   same transaction as statements was five: ``BEGIN``, the player's row locked first, so that
+   the placeholder's conditions see what a request of the player's that held it committed, the
+   placeholder, the held rollback, ``COMMIT``);
 2. sends the debit on the wallets' call loop (:class:`~slotforge.rgs.wallets.seamless.CallLoop`,
    the server's own event loop) and awaits it, holding no thread and no transaction;
 3. runs the round function on the event loop (nothing slow runs in the round's transaction);
-4. commits the round: :func:`commit`, six statements (seven on PostgreSQL, the player's row
-   locked first, so that the wins owed are read as committed): the held rollback cancelled, the
-   player's balance the wallet's answer and the wins on their way to it, the round finished,
-   the ledger's stake and win, the credit owed to the wallet in the outbox, the key stored with
-   a pointer to the round;
+4. commits the round: the held rollback cancelled, the player's balance the wallet's answer and
+   the wins on their way to it, the round finished, the ledger's stake and win, the credit owed
+   to the wallet in the outbox, the key stored with a pointer to the round. On SQLite
+   :func:`commit`, six statements; on PostgreSQL :func:`commit_postgres`, one call of
+   ``slotforge_settle_at_wallet`` in autocommit (it was nine round trips: ``BEGIN``, the player's
+   row locked first, so that the wins owed are read as committed, the seven statements,
+   ``COMMIT``);
 5. if that transaction fails, makes the rollback due at once (a process that dies instead leaves
    it held: the next process delivers it when it falls due);
 6. sends the round's credit at once, on the event loop, as its answer goes out
@@ -27,30 +32,40 @@ waiting off threads and the common case off the general path. For a round of the
 Neither transaction takes the key's claim (:mod:`~slotforge.rgs.rounds.claims`): a twin of the
 request, whatever process it reaches, finds the placeholder at its own first step and answers
 409, and the round's transaction only touches what its own placeholder holds. Each step's
-statements are conditional. When one changes nothing (a refusal: too soon, a round
-waiting for a decision, the key answered already, the rollback no longer held) or the round is
-not the common case (a debit refused or unanswered, an answer too late, a round waiting for a
-decision, a round function that failed), the step is done by the general path instead
+statements are conditional. When one changes nothing (a refusal: too soon, a round waiting
+for a decision, the key answered already, the rollback no longer held; on PostgreSQL the
+function's call returns NULL, or raises :data:`~slotforge.rgs.rounds.straight.REFUSED` once it
+has changed something, so that nothing of it stays) or the round is not the common case (a
+debit refused or unanswered, an answer too late, a round waiting for a decision, a round
+function that failed), the step is done by the general path instead
 (:meth:`Server.hold_debit`, :meth:`Server.start_round` inside :meth:`Server.once_in`), which
 says why or voids the round: the rare cases keep one implementation.
 
+The functions (made by migration 0009, which holds their statements) keep the statements'
+conditions exactly; the statements below are SQLite's, and the reference the functions follow.
 docs/server.md has the figures.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
+import psycopg
 from sqlalchemy import (
     BigInteger,
     Boolean,
     Connection,
+    Integer,
     String,
+    Text,
     bindparam,
     cast,
     delete,
     exists,
     literal_column,
     select,
+    text,
     update,
 )
 
@@ -63,6 +78,7 @@ from slotforge.rgs.money import to_minor
 from slotforge.rgs.rounds.service import Auth, Server
 from slotforge.rgs.rounds.straight import (
     ENTRIES,
+    REFUSED,
     STORE_KEY,
     Refused,
     answer_bytes,
@@ -74,7 +90,7 @@ from slotforge.rgs.rounds.straight import (
 )
 from slotforge.rgs.schema import idempotency, outbox, players, rounds
 from slotforge.rgs.wallets import seamless as wallets
-from slotforge.rgs.wallets.seamless import DebitIntent
+from slotforge.rgs.wallets.seamless import DebitIntent, PlayerInfo
 
 # -- the statements, built once ----------------------------------------------------------------
 OTHER = rounds.alias("other")
@@ -99,7 +115,6 @@ PLACE = (rounds.insert().from_select(PLACED_FIELDS, select(
                     OTHER.c.request_key == bindparam("request_key")),
     ~exists().where(idempotency.c.player_id == players.c.id, idempotency.c.key == bindparam("request_key")),
 )).returning(rounds.c.id))
-LOCK = select(players.c.id).where(players.c.id == bindparam("p_player")).with_for_update()
 
 # 4. The held rollback cancelled; the balance shown to the player: the wallet's answer, the wins
 # on their way to it (this round's too), if the round is not too soon; the round finished, if no
@@ -122,12 +137,41 @@ FINISH = (update(rounds)
                   finished_at=bindparam("p_now"), wallet_status="credit_pending")
           .returning(rounds.c.id))
 
+# SQLite's statements, as its driver takes them (see :mod:`slotforge.db.driver`).
 CREDIT = mail.ENQUEUE.returning(outbox.c.id)  # its id: the round's request sends it (see step 6)
+ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement in (
+    ("place", PLACE), ("message", mail.ENQUEUE), ("credit", CREDIT), ("cancel", CANCEL), ("settle", SETTLE),
+    ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
 
-STATEMENTS = {dialect: {name: DriverStatement.of(statement, dialect) for name, statement in (
-    ("place", PLACE), ("message", mail.ENQUEUE), ("credit", CREDIT), ("lock", LOCK), ("cancel", CANCEL),
-    ("settle", SETTLE), ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
-    for dialect in ("sqlite", "postgresql")}
+# PostgreSQL: each transaction is one call of a PL/pgSQL function (made by migration 0009, where
+# its statements are, each locking the player's row first), sent in autocommit: the call is the
+# whole transaction and its one round trip. ``slotforge_hold_debit`` answers the placeholder's id
+# (None: refused, nothing written); ``slotforge_settle_at_wallet`` the player's balance (None: the
+# rollback is no longer held, nothing written) and its credit's outbox id, and raises REFUSED for
+# a refusal after a change.
+HOLD = text("""
+SELECT new_round FROM slotforge_hold_debit(
+    p_player => :p_player, p_session => :p_session, p_game => :p_game, p_currency => :p_currency,
+    p_jurisdiction => :p_jurisdiction, p_stake => :p_stake, p_now => :p_now, p_latest => :p_latest,
+    p_wallet_tx => :p_wallet_tx, p_request_key => :p_request_key, p_payload => :p_payload, p_due_at => :p_due_at)
+""").bindparams(*(bindparam(name, type_=kind) for name, kind in (
+    ("p_player", BigInteger), ("p_session", BigInteger), ("p_game", Text), ("p_currency", Text),
+    ("p_jurisdiction", Text), ("p_stake", BigInteger), ("p_now", BigInteger), ("p_latest", BigInteger),
+    ("p_wallet_tx", Text), ("p_request_key", Text), ("p_payload", Text), ("p_due_at", BigInteger))))
+SETTLE_AT_WALLET = text("""
+SELECT new_balance, credit_id FROM slotforge_settle_at_wallet(
+    p_player => :p_player, p_round => :p_round, p_game => :p_game, p_wallet_tx => :p_wallet_tx,
+    p_reported => :p_reported, p_stake => :p_stake, p_win => :p_win, p_now => :p_now, p_latest => :p_latest,
+    p_record => :p_record, p_credit_key => :p_credit_key, p_credit_payload => :p_credit_payload,
+    p_credit_due_at => :p_credit_due_at, p_key => :p_key, p_request_hash => :p_request_hash,
+    p_status_code => :p_status_code)
+""").bindparams(*(bindparam(name, type_=kind) for name, kind in (
+    ("p_player", BigInteger), ("p_round", BigInteger), ("p_game", Text), ("p_wallet_tx", Text),
+    ("p_reported", BigInteger), ("p_stake", BigInteger), ("p_win", BigInteger), ("p_now", BigInteger),
+    ("p_latest", BigInteger), ("p_record", Text), ("p_credit_key", Text), ("p_credit_payload", Text),
+    ("p_credit_due_at", BigInteger), ("p_key", Text), ("p_request_hash", Text), ("p_status_code", Integer))))
+ON_POSTGRES = {name: DriverStatement.of(statement, "postgresql") for name, statement in (
+    ("hold", HOLD), ("settle", SETTLE_AT_WALLET))}
 
 
 def at_wallet(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
@@ -161,8 +205,13 @@ async def play_at_wallet(server: Server, auth: Auth, game: Game, bet: Bet, scrip
 
 async def placed(server: Server, auth: Auth, game: Game, stake: int, key: str) -> DebitIntent | None:
     """Step 1: the debit held, its round placed; None when the key's answer is stored already."""
+    writer = server.transaction
     try:
-        return await server.transaction.run(lambda conn: hold(server, conn, auth, game, stake, key))
+        if writer.batches is not None:
+            return await writer.run(lambda conn: hold(server, conn, auth, game, stake, key))
+        info = await wallet_details(server, auth)
+        return await writer.run_autocommit(lambda driver: hold_postgres(
+            server, DriverTransaction(driver, writer.listeners), auth, game, stake, key, info))
     except Refused:  # the general path says why (or finds the stored answer)
         return await claimed(server, auth, key, lambda conn: server.hold_debit(conn, auth, key, game.code, stake,
                                                                                None))
@@ -174,9 +223,14 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
     common = (intent is not None and intent.declined is None and result is not None and result.complete
               and server.seamless.in_time(intent))
     if common:
+        writer = server.transaction
         try:
-            answer, credit = await server.transaction.run(lambda conn: commit(server, conn, auth, game, key,
-                                                                              fingerprint, intent, result))
+            if writer.batches is not None:
+                answer, credit = await writer.run(lambda conn: commit(server, conn, auth, game, key, fingerprint,
+                                                                      intent, result))
+            else:
+                answer, credit = await writer.run_autocommit(lambda driver: commit_postgres(
+                    server, DriverTransaction(driver, writer.listeners), auth, game, key, fingerprint, intent, result))
             server.seamless.credit_now(*credit)
             return 200, answer
         except Refused:
@@ -192,12 +246,10 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
 
 
 def hold(server: Server, conn: Connection, auth: Auth, game: Game, stake: int, key: str) -> DebitIntent:
-    """Step 1's transaction: the placeholder and the held rollback (:class:`Refused` if a
-    condition of the placeholder fails)."""
-    transaction, statements = driver(server, conn)
+    """Step 1's transaction on SQLite: the placeholder and the held rollback (:class:`Refused` if
+    a condition of the placeholder fails)."""
+    transaction, statements = DriverTransaction(conn, server.transaction.listeners), ON_SQLITE
     intent = server.seamless.intent(conn, auth.player_id, game.code, stake)
-    if conn.dialect.name == "postgresql":
-        transaction.send(statements["lock"], {"p_player": auth.player_id})
     round_ = transaction.first(statements["place"], dict(
         player_id=auth.player_id, session_id=auth.session_id, game=game.code, currency=auth.currency,
         jurisdiction=auth.jurisdiction_name, stake=stake, now=intent.held_at, wallet_tx=intent.transaction_id,
@@ -208,14 +260,44 @@ def hold(server: Server, conn: Connection, auth: Auth, game: Game, stake: int, k
     return intent
 
 
+def hold_postgres(server: Server, transaction: DriverTransaction, auth: Auth, game: Game, stake: int, key: str,
+                  info: PlayerInfo) -> DebitIntent:
+    """Step 1 on PostgreSQL: one call of ``slotforge_hold_debit`` on a connection in autocommit,
+    which commits it (:class:`Refused`, nothing written, if a condition of the placeholder fails)."""
+    intent = server.seamless.intent_for(info, auth.player_id, game.code, stake)
+    rollback = server.seamless.placed(intent, None)  # the round's id, in its payload too, is the call's to add
+    (round_id,) = transaction.first(ON_POSTGRES["hold"], {
+        "p_player": auth.player_id, "p_session": auth.session_id, "p_game": game.code, "p_currency": auth.currency,
+        "p_jurisdiction": auth.jurisdiction_name, "p_stake": stake, "p_now": intent.held_at,
+        "p_latest": latest_allowed(auth, intent.held_at), "p_wallet_tx": intent.transaction_id,
+        "p_request_key": key, "p_payload": rollback["payload"], "p_due_at": rollback["due_at"]})
+    if round_id is None:
+        raise Refused
+    intent.round_id = intent.body["round_id"] = round_id  # as :meth:`placed` keeps them, the id known
+    return intent
+
+
+async def wallet_details(server: Server, auth: Auth) -> PlayerInfo:
+    """The player's details for the wallet's calls: kept once read, so read only for their first
+    round in the process, on the operator's lane (off the event loop, and before the write
+    thread's connection is taken)."""
+    info = server.seamless.known(auth.player_id)
+    if info is not None:
+        return info
+
+    def read() -> PlayerInfo:
+        with server.engine.connect() as conn:
+            return server.seamless.player(conn, auth.player_id)
+
+    return await server.lanes.run(auth.operator_id, read)
+
+
 def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, fingerprint: str,
            intent: DebitIntent, result: runner.RoundResult) -> tuple[bytes, tuple[int, dict]]:
-    """Step 4's transaction for a debit taken and a round complete: its answer, and its credit's
-    outbox id and row, for :meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`
+    """Step 4's transaction on SQLite, for a debit taken and a round complete: its answer, and
+    its credit's outbox id and row, for :meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`
     (:class:`Refused` if a condition fails)."""
-    transaction, statements = driver(server, conn)
-    if conn.dialect.name == "postgresql":  # so that the wins owed are read as committed meanwhile
-        transaction.send(statements["lock"], {"p_player": auth.player_id})
+    transaction, statements = DriverTransaction(conn, server.transaction.listeners), ON_SQLITE
     if transaction.first(statements["cancel"], {"p_key": intent.transaction_id}) is None:
         raise Refused
     now, win = server.now(), to_minor(result.total_win, "total_win")
@@ -224,11 +306,7 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
         "p_latest": latest_allowed(auth, now)})
     if settled is None:
         raise Refused
-    row = dict(id=intent.round_id, player_id=auth.player_id, game=game.code, status="complete",
-               currency=auth.currency, stake=intent.stake, win=win, jackpot_win=0,
-               balance_before=settled[0] - win + intent.stake, balance_after=settled[0],
-               record=result.encoded.decode(), started_at=now, finished_at=now, wallet_tx=intent.transaction_id,
-               wallet_status="credit_pending")
+    row = finished(auth, game, intent, result, win, now, settled[0])
     if transaction.first(statements["finish"], {
             "p_round": row["id"], "p_player": auth.player_id, "p_game": game.code, "p_win": win,
             "p_before": row["balance_before"], "p_after": row["balance_after"], "p_record": row["record"],
@@ -246,6 +324,37 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
     return answer_bytes(row, result), (credit_id, credit)
 
 
-def driver(server: Server, conn: Connection) -> tuple[DriverTransaction, dict[str, DriverStatement]]:
-    """The driver's transaction on ``conn`` and the statements of its database."""
-    return DriverTransaction(conn, server.transaction.listeners), STATEMENTS[conn.dialect.name]
+def commit_postgres(server: Server, transaction: DriverTransaction, auth: Auth, game: Game, key: str,
+                    fingerprint: str, intent: DebitIntent, result: runner.RoundResult
+                    ) -> tuple[bytes, tuple[int, dict]]:
+    """Step 4 on PostgreSQL: one call of ``slotforge_settle_at_wallet`` on a connection in
+    autocommit, which commits it; its answer and its credit, as :func:`commit` gives them
+    (:class:`Refused`, nothing written, if a condition fails)."""
+    now, win = server.now(), to_minor(result.total_win, "total_win")
+    credit = server.seamless.message("credit", intent.transaction_id, intent.round_id, intent.player, win,
+                                     game.code, now, hold_ms=server.seamless.handoff_ms(intent.operator))
+    try:
+        balance, credit_id = transaction.first(ON_POSTGRES["settle"], {
+            "p_player": auth.player_id, "p_round": intent.round_id, "p_game": game.code,
+            "p_wallet_tx": intent.transaction_id, "p_reported": intent.balance, "p_stake": intent.stake,
+            "p_win": win, "p_now": now, "p_latest": latest_allowed(auth, now), "p_record": result.encoded.decode(),
+            "p_credit_key": credit["key"], "p_credit_payload": credit["payload"], "p_credit_due_at": credit["due_at"],
+            "p_key": key, "p_request_hash": fingerprint, "p_status_code": 200})
+    except psycopg.Error as error:
+        if error.sqlstate == REFUSED:  # the failed call undid what it had done
+            raise Refused from error
+        raise
+    if balance is None:
+        raise Refused
+    intent.taken = True
+    return answer_bytes(finished(auth, game, intent, result, win, now, balance), result), (credit_id, credit)
+
+
+def finished(auth: Auth, game: Game, intent: DebitIntent, result: runner.RoundResult, win: int, now: int,
+             balance: int) -> dict[str, Any]:
+    """The round's row as step 4 finishes it, ``balance`` the player's once settled."""
+    return dict(id=intent.round_id, player_id=auth.player_id, game=game.code, status="complete",
+                currency=auth.currency, stake=intent.stake, win=win, jackpot_win=0,
+                balance_before=balance - win + intent.stake, balance_after=balance,
+                record=result.encoded.decode(), started_at=now, finished_at=now, wallet_tx=intent.transaction_id,
+                wallet_status="credit_pending")

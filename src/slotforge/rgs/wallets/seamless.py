@@ -351,6 +351,10 @@ class SeamlessWallet:
             info = self._players[player_id] = PlayerInfo(*row)
         return info
 
+    def known(self, player_id: int) -> PlayerInfo | None:
+        """The player's details if :meth:`player` has read them already (they are kept)."""
+        return self._players.get(player_id)
+
     def client(self, operator: str) -> WalletClient:
         if operator not in self.clients:
             raise Declined("WALLET_UNAVAILABLE", f"operator {operator!r} has no seamless wallet in the settings",
@@ -369,7 +373,10 @@ class SeamlessWallet:
 
     def intent(self, conn: Connection, player_id: int, game: str, stake: int) -> DebitIntent:
         """A new debit of ``stake`` (its round not placed yet: see :meth:`placed`)."""
-        info = self.player(conn, player_id)
+        return self.intent_for(self.player(conn, player_id), player_id, game, stake)
+
+    def intent_for(self, info: PlayerInfo, player_id: int, game: str, stake: int) -> DebitIntent:
+        """:meth:`intent`, the player's details known (a caller with no connection at hand)."""
         hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
         return DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), hold_ms, 0, stake, {},
                            player_id=player_id, player=info)
