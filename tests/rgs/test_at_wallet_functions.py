@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -35,7 +34,7 @@ from slotforge.rgs.settings import Jurisdiction, load_settings
 from slotforge.rgs.wallets.seamless import DebitIntent, SeamlessWallet
 
 from .conftest import postgres_database
-from .test_play_round_function import caller_waits
+from .locks import waiting_for_a_lock
 from .wallets import OPERATOR, seamless_operator
 
 NOW = 1_800_000_000_000
@@ -280,13 +279,7 @@ def test_a_round_left_awaiting_while_the_settling_waited_for_the_player_is_seen(
     with engine.begin() as other:  # another request of the player's: locks the row, leaves a round awaiting
         other.execute(select(players.c.id).with_for_update())
         other.execute(insert(rounds).values(round_row(auth.player_id, auth.session_id)))
-        caller = threading.Thread(target=call)
-        caller.start()
-        for _ in range(200):  # until the call waits for the player's row
-            if caller_waits(engine):
-                break
-            caller.join(0.05)
-        assert caller.is_alive(), "the call waits for the player's row"
+        caller = waiting_for_a_lock(engine, call)
     caller.join(10)
     assert outcome == [REFUSED]
     with engine.connect() as conn:

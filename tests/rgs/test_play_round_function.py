@@ -7,7 +7,6 @@ settled; and a round left awaiting while the call waited for the player's row is
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +23,7 @@ from slotforge.rgs.rounds.straight import NEVER, ON_POSTGRES, REFUSED
 from slotforge.rgs.schema import MIGRATIONS, idempotency, ledger, migrate, players, rounds, sessions
 
 from .conftest import postgres_database
+from .locks import waiting_for_a_lock
 
 NOW = 1_800_000_000_000
 CLAIM = 0x5EED
@@ -151,25 +151,12 @@ def test_a_round_left_awaiting_while_the_call_waited_for_the_player_is_seen(engi
     with engine.begin() as other:  # another request of the player's: settles, leaves a round awaiting
         other.execute(players.update().values(balance=players.c.balance - 100))
         other.execute(insert(rounds).values(awaiting_round(player)))
-        caller = threading.Thread(target=call)
-        caller.start()
-        for _ in range(200):  # until the call waits for the player's row
-            if caller_waits(engine):
-                break
-            caller.join(0.05)
-        assert caller.is_alive(), "the call waits for the player's row"
+        caller = waiting_for_a_lock(engine, call)
     caller.join(10)
     assert outcome == [REFUSED]
     with engine.connect() as conn:
         assert conn.execute(select(players.c.balance)).scalar_one() == 900  # the other's settling only
         assert conn.execute(select(func.count()).select_from(rounds)).scalar_one() == 1
-
-
-def caller_waits(engine: Engine) -> bool:
-    """Whether a session of the test's database waits for a lock (seen from a connection of its own)."""
-    with engine.connect() as conn:
-        return bool(conn.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                      "AND datname = current_database()")).scalar_one())
 
 
 def test_the_connection_goes_back_to_the_pool_out_of_autocommit(engine, player):
