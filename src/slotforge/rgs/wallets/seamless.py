@@ -127,9 +127,10 @@ def balance_of(answer: dict[str, Any]) -> int | None:
 class CallLoop:
     """The event loop every wallet call runs on.
 
-    A call is mostly waiting, and aiohttp's client waits on an event loop at a tenth of the CPU
-    of httpx's synchronous client (0.10 ms a call against 0.42, and against 2.2 ms for httpx's
-    asynchronous one). While the server serves, the loop is the server's own (:meth:`adopt`): a
+    A call is mostly waiting, and waiting on an event loop costs a thread nothing (the calls'
+    client, :class:`~slotforge.rgs.wallets.http1.Http1Pool`, is an asyncio protocol; httpx's
+    synchronous client cost four times the CPU a call, its asynchronous one twenty). While the
+    server serves, the loop is the server's own (:meth:`adopt`): a
     round awaits its debit where it runs, and the outbox's worker and the lanes' threads hand
     their calls over to it. One loop keeps one connection pool per wallet, and no thread of its
     own: every thread more in the process waits its turn for the interpreter at each wake-up, and
