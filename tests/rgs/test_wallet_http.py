@@ -9,6 +9,7 @@ import shutil
 import ssl
 import subprocess
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,10 @@ async def echo_forever(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
 
 
 def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(scenario())
+    """``asyncio.run(scenario())`` in a thread of its own: a browser test earlier in the same
+    process may have left an event loop running in this one."""
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, scenario()).result()
 
 
 def test_calls_on_one_connection_each_get_their_own_answer() -> None:
