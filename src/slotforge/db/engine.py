@@ -94,8 +94,8 @@ class ProcessesTurn:
     Writers that do not take this turn (a command-line tool) still meet SQLite's busy handler.
     """
 
-    def __init__(self, database: str) -> None:
-        self.path = f"{database}.writers-lock"
+    def __init__(self, path: str) -> None:
+        self.path = path
         self._file: int | None = None
 
     def take(self) -> None:
@@ -107,12 +107,19 @@ class ProcessesTurn:
         fcntl.flock(self._file, fcntl.LOCK_UN)
 
 
+def beside_database(engine: Engine, suffix: str) -> str | None:
+    """The path of a file beside a SQLite database file (its name and ``suffix``), where the
+    server processes sharing the file meet; None for PostgreSQL or a database in memory."""
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return None
+    return f"{database}{suffix}"
+
+
 def processes_turn(engine: Engine) -> ProcessesTurn | None:
     """The cross-process turn at the write lock of a SQLite database file (None in memory)."""
-    database = engine.url.database
-    if engine.dialect.name != "sqlite" or not database or database == ":memory:" or database.startswith("file:"):
-        return None
-    return ProcessesTurn(database)
+    path = beside_database(engine, ".writers-lock")
+    return ProcessesTurn(path) if path else None
 
 
 class Batch:

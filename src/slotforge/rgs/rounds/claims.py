@@ -24,6 +24,7 @@ from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine, text
 
+from slotforge.db.engine import beside_database
 from slotforge.rgs.errors import ApiError
 
 TRY_ADVISORY = text("SELECT pg_try_advisory_xact_lock(:claim)")
@@ -48,8 +49,7 @@ class Claims:
         self.postgres = engine.dialect.name == "postgresql"
         self._file: int | None = None
         self._opening = threading.Lock()
-        database = engine.url.database
-        self.path = f"{database}-claims" if not self.postgres and database and database != ":memory:" else None
+        self.path = beside_database(engine, "-claims")
 
     @contextmanager
     def outside(self, player_id: int, key: str) -> Iterator[None]:
