@@ -68,14 +68,18 @@ def parse_choice(field: str, raw: Any, allowed: Choice) -> Decimal:
     ("0.05": see :mod:`slotforge.amounts`; a Decimal from Python callers is taken as it is)."""
     if raw is None:
         return allowed.default
-    offered = ", ".join(format_money(v) for v in allowed.values)
     try:
         value = raw if isinstance(raw, Decimal) else parse_decimal(raw, f"bet.{field}")
     except AmountError as error:
-        raise BetError(f"bet.{field}: expected one of {offered} as {FORM}; got {raw!r}") from error
+        raise BetError(f"bet.{field}: expected one of {offered(allowed)} as {FORM}; got {raw!r}") from error
     if not value.is_finite() or value not in allowed.values:
-        raise BetError(f"bet.{field}: expected one of {offered}, got {raw!r}")
+        raise BetError(f"bet.{field}: expected one of {offered(allowed)}, got {raw!r}")
     return value
+
+
+def offered(allowed: Choice) -> str:
+    """A choice's values as an error message lists them ("0.01, 0.02, 0.05")."""
+    return ", ".join(format_money(v) for v in allowed.values)
 
 
 def reject_unknown(raw: dict[str, Any], known: set[str]) -> None:

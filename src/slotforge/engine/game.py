@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -157,9 +158,10 @@ class Game(ABC):
         """(rows, reels)."""
         return self.spec.grid.rows, self.spec.grid.reels
 
-    @property
-    def codes(self) -> list[str]:
-        return self.spec.codes
+    @cached_property
+    def codes(self) -> tuple[str, ...]:
+        """The symbol codes by id (read for every cell of every screen a record shows)."""
+        return tuple(self.spec.codes)
 
     # -- rounds -----------------------------------------------------------------------------
     @abstractmethod

@@ -19,30 +19,32 @@ from slotforge.engine.game import Game, ScriptError
 class RecordBuilder:
     """Builds one round record from event rows, in order."""
 
+    # The reader of each event code (a method's name, looked up per row).
+    READERS = {
+        events.STEP: "step",
+        events.LINE_WIN: "line_win",
+        events.SCATTER_WIN: "anywhere_win",
+        events.COUNT_WIN: "anywhere_win",
+        events.FREE_SPINS: "free_spins",
+        events.GAMBLE: "gamble",
+        events.PICK_GAMBLE: "pick_gamble",
+        events.COLLECT: "collect",
+        events.AWAIT: "await_choice",
+        events.INVALID_CHOICE: "invalid_choice",
+        events.DRAW: "draw",
+        events.FEATURE: "feature",
+        events.WIN: "game_win",
+    }
+
     def __init__(self, game: Game, bet: Bet) -> None:
         self.game = game
         self.bet = bet
         self.steps: list[dict[str, Any]] = []
         self.awaiting: dict[str, Any] | None = None
-        self.readers = {
-            events.STEP: self.step,
-            events.LINE_WIN: self.line_win,
-            events.SCATTER_WIN: self.anywhere_win,
-            events.COUNT_WIN: self.anywhere_win,
-            events.FREE_SPINS: self.free_spins,
-            events.GAMBLE: self.gamble,
-            events.PICK_GAMBLE: self.pick_gamble,
-            events.COLLECT: self.collect,
-            events.AWAIT: self.await_choice,
-            events.INVALID_CHOICE: self.invalid_choice,
-            events.DRAW: self.draw,
-            events.FEATURE: lambda row: self.event(self.game.presentation.describe_feature(row, self.bet)),
-            events.WIN: lambda row: self.win(self.game.presentation.describe_win(row, self.bet)),
-        }
 
     def read(self, rows: np.ndarray) -> None:
         for row in rows:
-            self.readers[int(row[0])](row)
+            getattr(self, self.READERS[int(row[0])])(row)
 
     # -- helpers ----------------------------------------------------------------------------
     def money(self, units: int) -> str:
@@ -63,8 +65,9 @@ class RecordBuilder:
     # -- readers, one per event code ----------------------------------------------------------
     def step(self, row: np.ndarray) -> None:
         rows, reels = self.game.grid
-        cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels)
-        screen = [[self.symbol(c) for c in line] for line in cells]
+        cells = row[events.CELLS : events.CELLS + rows * reels].reshape(rows, reels).tolist()
+        codes = self.game.codes
+        screen = [[codes[c] for c in line] for line in cells]
         self.steps.append({"kind": events.STEP_KINDS[events.fields(row)["kind"]], "screen": screen, "wins": [],
                            "events": []})
 
@@ -125,6 +128,14 @@ class RecordBuilder:
         choice = self.game.choice_names[f["choice"]] if f["choice"] >= 0 else "(the strategy's choice)"
         offered = self.options(f["decision"], f["options"])
         raise ScriptError(f"choices: {choice!r} is not offered at {decision.name}; expected one of {offered}")
+
+    def feature(self, row: np.ndarray) -> None:
+        """A game's own feature event, as its presentation describes it."""
+        self.event(self.game.presentation.describe_feature(row, self.bet))
+
+    def game_win(self, row: np.ndarray) -> None:
+        """A game's own kind of win, as its presentation describes it."""
+        self.win(self.game.presentation.describe_win(row, self.bet))
 
     def draw(self, row: np.ndarray) -> None:
         f = events.fields(row)

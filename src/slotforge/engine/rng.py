@@ -19,6 +19,7 @@ integer onto cumulative weights.
 from __future__ import annotations
 
 import secrets
+from functools import lru_cache
 
 import numpy as np
 
@@ -46,6 +47,15 @@ def seeded_state(entropy: int | list[int]) -> np.ndarray:
     return state
 
 
+@lru_cache(maxsize=64)
+def _fallback_state(length: int) -> np.ndarray:
+    """A buffer's fallback state, seeded from its length: the same for every buffer of a length,
+    so made once per length (seeding costs more than the rest of a live round's stream)."""
+    state = seeded_state(length)
+    state.flags.writeable = False
+    return state
+
+
 def xoshiro_stream(seed: int | list[int]) -> np.ndarray:
     """A fast simulation stream: xoshiro256** seeded from ``seed``."""
     stream = np.zeros(HEADER, dtype=np.uint64)
@@ -60,7 +70,7 @@ def buffer_stream(words: np.ndarray | list[int]) -> np.ndarray:
     stream = np.zeros(HEADER + len(words), dtype=np.uint64)
     stream[MODE] = BUFFER
     stream[LENGTH] = len(words)
-    stream[STATE : STATE + 4] = seeded_state(len(words))
+    stream[STATE : STATE + 4] = _fallback_state(len(words))
     stream[HEADER:] = words
     return stream
 

@@ -20,7 +20,7 @@ import numpy as np
 import orjson
 
 from slotforge.engine import events, rng
-from slotforge.engine.bet import format_money
+from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.engine.record import RoundRecord, build_record, plays_feature, wins_progressive
 
@@ -152,7 +152,7 @@ class RoundResult:
         return orjson.dumps(self.record)
 
 
-def play_round(game: Game, bet: dict[str, Any] | None = None, **options: Any) -> RoundResult:
+def play_round(game: Game, bet: dict[str, Any] | Bet | None = None, **options: Any) -> RoundResult:
     """:func:`play`, as a :class:`RoundResult`."""
     return RoundResult.of(play(game, bet, **options))
 
@@ -165,7 +165,7 @@ def resume_round(game: Game, record: RoundRecord, choice: str,
 
 def play(
     game: Game,
-    bet: dict[str, Any] | None = None,
+    bet: dict[str, Any] | Bet | None = None,
     *,
     script: Script | None = None,
     choices: list[int] | None = None,
@@ -176,12 +176,16 @@ def play(
 ) -> RoundRecord:
     """Play one round and return its record.
 
-    ``words`` are random words already drawn for this round (a resumed or replayed round);
-    ``source`` supplies more when the round needs them. ``choices`` (ids) come after the
-    script's own.
+    ``bet`` is the player's bet fields, or a :class:`Bet` the game parsed already (the server's:
+    it parses the request first); a script's bet comes first. ``words`` are random words already
+    drawn for this round (a resumed or replayed round); ``source`` supplies more when the round
+    needs them. ``choices`` (ids) come after the script's own.
     """
     script = script or Script()
-    parsed_bet = game.parse_bet(script.bet if script.bet is not None else bet)
+    if script.bet is None and isinstance(bet, Bet):
+        parsed_bet = bet
+    else:
+        parsed_bet = game.parse_bet(script.bet if script.bet is not None else bet)
     all_choices = list(script.choices) + list(choices or [])
     carried = dict(state if state is not None else script.state)
     known = source(64) if words is None else np.asarray(words, dtype=np.uint64)

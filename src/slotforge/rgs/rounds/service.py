@@ -329,7 +329,7 @@ class Server:
         conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
         try:
             if result is None:
-                result = runner.play_round(game, bet.as_json(), script=script,
+                result = runner.play_round(game, bet, script=script,
                                            operator=self.operator_settings(auth, game), state=state)
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error

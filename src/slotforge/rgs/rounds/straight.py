@@ -201,7 +201,7 @@ async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script
 def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None) -> runner.RoundResult | None:
     """Step 1: the round function's result, its record encoded once (None if it failed)."""
     try:
-        return runner.play_round(game, bet.as_json(), script=script, operator=server.operator_settings(auth, game))
+        return runner.play_round(game, bet, script=script, operator=server.operator_settings(auth, game))
     except (ScriptError, BetError) as error:
         raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
     except Exception:
