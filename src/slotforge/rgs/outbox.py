@@ -26,6 +26,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from sqlalchemy import Connection, Engine, Select, bindparam, delete, func, insert, select, update
 
 from slotforge.rgs.schema import outbox
@@ -84,7 +85,8 @@ def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[st
 def message_row(target: str, kind: str, key: str, payload: dict[str, Any], *, now: int, round_id: int | None = None,
                 hold_ms: int = 0) -> dict[str, Any]:
     """The outbox's row of a message owed (see :func:`enqueue`)."""
-    return dict(target=target, kind=kind, key=key, round_id=round_id, payload=json.dumps(payload, sort_keys=True),
+    return dict(target=target, kind=kind, key=key, round_id=round_id,
+                payload=orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode(),
                 created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None)
 
 
@@ -315,7 +317,7 @@ def due_query(targets: Iterable[str], now: int, batch: int) -> Select:
 
 def message_of(row: Any) -> Message:
     return Message(id=row["id"], target=row["target"], kind=row["kind"], key=row["key"],
-                   payload=json.loads(row["payload"]), round_id=row["round_id"], attempts=row["attempts"])
+                   payload=orjson.loads(row["payload"]), round_id=row["round_id"], attempts=row["attempts"])
 
 
 def undelivered(conn: Connection, target: str | None = None) -> Iterator[Message]:

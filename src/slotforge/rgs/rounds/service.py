@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -89,7 +90,14 @@ def iso(ms: int | None) -> str | None:
     if ms is None:
         return None
     seconds, millis = divmod(ms, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+    return f"{utc_second(seconds)}.{millis:03d}Z"
+
+
+@lru_cache(maxsize=64)
+def utc_second(seconds: int) -> str:
+    """A second since the epoch as ISO 8601 UTC, to the second (kept: every round of that second
+    shows it twice, as its start and its end)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
 
 
 def request_hash(path: str, body: Any) -> str:

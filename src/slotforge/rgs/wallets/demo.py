@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -175,7 +176,7 @@ class Books:
             answer = {"balance": to_text(self._add(body["player_id"], amount if kind == "credit" else -amount))}
         self.db.execute("INSERT INTO transactions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", (
             tx, kind, body["player_id"], body["round_id"], amount, body["currency"], body["game"], status, code,
-            json.dumps(answer), now_ms()))
+            orjson.dumps(answer).decode(), now_ms()))
         return code, answer
 
     def _rollback(self, _kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -292,7 +293,7 @@ class WalletApp(FastAPI):
         signature = next((value.decode("latin-1") for name, value in scope["headers"]
                           if name == SIGNATURE_HEADER_BYTES), None)
         status, answer = await self.signed_calls(kind, await Request(scope, receive).body(), signature)
-        await Response(json.dumps(answer), status_code=status, media_type="application/json")(scope, receive, send)
+        await Response(orjson.dumps(answer), status_code=status, media_type="application/json")(scope, receive, send)
 
 
 def create_app(database: Path, secret: str, faults: Faults | None = None,
@@ -309,7 +310,7 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
             return 401, {"error": "INVALID_SIGNATURE", "message": f"{SIGNATURE_HEADER}: missing or not "
                          "hex(HMAC-SHA256(secret, body))"}
         try:
-            body = checked(kind, json.loads(raw))
+            body = checked(kind, orjson.loads(raw))
         except ValueError:
             return 422, {"error": "VALIDATION", "message": "body: not JSON", "field": "body"}
         except Refusal as refusal:

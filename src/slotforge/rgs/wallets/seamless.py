@@ -38,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import json
 import logging
 import threading
 import uuid
@@ -48,6 +47,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import orjson
 from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
 
 from slotforge.amounts import AmountError, parse_minor
@@ -87,7 +87,7 @@ ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindpa
 
 def encode(body: dict[str, Any]) -> bytes:
     """A request body as sent (and signed): compact JSON, keys sorted."""
-    return json.dumps(body, sort_keys=True, separators=(",", ":")).encode()
+    return orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -272,7 +272,7 @@ def understood(kind: str, transaction_id: str, status: int, content: bytes) -> d
     if status >= 500:
         raise Unclear(f"{kind} {transaction_id}: the wallet answered {status}")
     try:
-        parsed = json.loads(content)
+        parsed = orjson.loads(content)
     except ValueError as error:
         raise Unclear(f"{kind} {transaction_id}: the answer is not JSON") from error
     if not isinstance(parsed, dict) or (status == 200 and balance_of(parsed) is None) or (
@@ -477,7 +477,7 @@ class SeamlessWallet:
         The outcome is recorded as the worker records its own, in one transaction with every
         other outcome that arrived meanwhile; a failure puts the credit on the worker's back-off.
         Both run on the call loop."""
-        message = Message(message_id, row["target"], row["kind"], row["key"], json.loads(row["payload"]),
+        message = Message(message_id, row["target"], row["kind"], row["key"], orjson.loads(row["payload"]),
                           row["round_id"], 0)
         self.calls.start(self._credit(message))
 
