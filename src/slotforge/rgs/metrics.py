@@ -27,7 +27,7 @@ from prometheus_client.registry import Collector
 from sqlalchemy import Engine, func, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from slotforge.rgs.schema import jackpot_pools, outbox, rounds
+from slotforge.rgs.schema import CREDIT_PENDING, jackpot_pools, outbox, rounds
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 PROCESS = CollectorRegistry(auto_describe=True)
@@ -116,8 +116,7 @@ class DatabaseCollector(Collector):
             backlog = conn.execute(select(outbox.c.target, func.count(), func.min(outbox.c.created_at))
                                    .where(outbox.c.delivered_at.is_(None)).group_by(outbox.c.target)).all()
             # (the partial index of credits on their way: no walk through every round)
-            wallet = conn.execute(select(func.count()).select_from(rounds).where(
-                rounds.c.wallet_status == "credit_pending")).scalar_one()
+            wallet = conn.execute(select(func.count()).select_from(rounds).where(CREDIT_PENDING)).scalar_one()
             pools = conn.execute(select(jackpot_pools.c.name, jackpot_pools.c.current, jackpot_pools.c.wins)).all()
         opened = GaugeMetricFamily("slotforge_rounds_open", "rounds open (awaiting a decision, or pending at a "
                                    "seamless wallet's debit), by game", labels=["game", "status"])

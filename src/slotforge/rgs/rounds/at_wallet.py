@@ -88,7 +88,7 @@ from slotforge.rgs.rounds.straight import (
     plain,
     play,
 )
-from slotforge.rgs.schema import idempotency, outbox, players, rounds
+from slotforge.rgs.schema import idempotency, is_awaiting, is_pending, outbox, players, rounds
 from slotforge.rgs.wallets import seamless as wallets
 from slotforge.rgs.wallets.seamless import DebitIntent, PlayerInfo
 
@@ -109,9 +109,8 @@ PLACE = (rounds.insert().from_select(PLACED_FIELDS, select(
 ).where(
     players.c.id == bindparam("player_id"),
     players.c.last_round_at.is_(None) | (players.c.last_round_at <= bindparam("latest")),
-    ~exists().where(OTHER.c.player_id == players.c.id, OTHER.c.game == bindparam("game"),
-                    OTHER.c.status == "awaiting"),
-    ~exists().where(OTHER.c.player_id == players.c.id, OTHER.c.status == "pending",
+    ~exists().where(OTHER.c.player_id == players.c.id, OTHER.c.game == bindparam("game"), is_awaiting(OTHER)),
+    ~exists().where(OTHER.c.player_id == players.c.id, is_pending(OTHER),
                     OTHER.c.request_key == bindparam("request_key")),
     ~exists().where(idempotency.c.player_id == players.c.id, idempotency.c.key == bindparam("request_key")),
 )).returning(rounds.c.id))
@@ -131,7 +130,7 @@ SETTLE = (update(players)
 FINISH = (update(rounds)
           .where(rounds.c.id == bindparam("p_round"), rounds.c.status == "pending",
                  ~exists().where(OTHER.c.player_id == bindparam("p_player"), OTHER.c.game == bindparam("p_game"),
-                                 OTHER.c.status == "awaiting"))
+                                 is_awaiting(OTHER)))
           .values(status="complete", win=bindparam("p_win"), balance_before=bindparam("p_before"),
                   balance_after=bindparam("p_after"), record=bindparam("p_record"), started_at=bindparam("p_now"),
                   finished_at=bindparam("p_now"), wallet_status="credit_pending")

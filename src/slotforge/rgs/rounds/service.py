@@ -36,7 +36,7 @@ from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.rounds import gamble_cap
 from slotforge.rgs.rounds.claims import Claims, in_progress
 from slotforge.rgs.rounds.lanes import Lanes
-from slotforge.rgs.schema import autoplays, carried_state, idempotency, players, rounds
+from slotforge.rgs.schema import autoplays, carried_state, idempotency, is_awaiting, is_pending, players, rounds
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.wallets.internal import InternalWallet, Wallet
 from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
@@ -53,8 +53,8 @@ STORED_ANSWER = select(idempotency).where(idempotency.c.player_id == bindparam("
                                           idempotency.c.key == bindparam("p_key"))
 STORE_ANSWER = insert(idempotency)
 OPEN_ROUND = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"),
-                                       rounds.c.game == bindparam("p_game"), rounds.c.status == "awaiting")
-PENDING_TWIN = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"), rounds.c.status == "pending",
+                                       rounds.c.game == bindparam("p_game"), is_awaiting(rounds))
+PENDING_TWIN = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"), is_pending(rounds),
                                         rounds.c.request_key == bindparam("p_key"))
 TOUCH_PLAYER = update(players).where(players.c.id == bindparam("p_player")).values(last_round_at=bindparam("p_now"))
 INSERT_ROUND = insert(rounds).returning(rounds.c.id)

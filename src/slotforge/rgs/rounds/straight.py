@@ -87,7 +87,7 @@ from slotforge.rgs.rounds.service import (
     stored_answer,
     wallet_view,
 )
-from slotforge.rgs.schema import idempotency, ledger, players, rounds
+from slotforge.rgs.schema import idempotency, is_awaiting, ledger, players, rounds
 
 log = logging.getLogger("slotforge.rgs")
 Result = TypeVar("Result")
@@ -113,7 +113,7 @@ ROUND_FIELDS = {
     "finished_at": BigInteger,
 }
 AWAITING = exists().where(rounds.c.player_id == bindparam("player_id"), rounds.c.game == bindparam("game"),
-                          rounds.c.status == "awaiting")
+                          is_awaiting(rounds))
 INSERT_ROUND = (rounds.insert()
                 .from_select(list(ROUND_FIELDS), select(*(cast(bindparam(name), kind)
                                                           for name, kind in ROUND_FIELDS.items())).where(~AWAITING))

@@ -55,7 +55,7 @@ from slotforge.db.engine import Writer
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.money import to_text
 from slotforge.rgs.outbox import Message, Outbox
-from slotforge.rgs.schema import operators, players, rounds
+from slotforge.rgs.schema import CREDIT_PENDING, operators, players, rounds
 from slotforge.rgs.settings import OperatorSettings, Settings
 from slotforge.rgs.wallets.http1 import CallFailed, Http1Pool
 from slotforge.rgs.wallets.internal import ENTRY
@@ -77,7 +77,7 @@ ADD_BALANCE = (update(players).where(players.c.id == bindparam("p_player"))
 ROUND_WALLET = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
     wallet_tx=bindparam("p_tx"), wallet_status=bindparam("p_status"))
 PENDING_WINS = select(func.coalesce(func.sum(rounds.c.win), 0)).where(
-    rounds.c.player_id == bindparam("p_player"), rounds.c.wallet_status == "credit_pending")
+    rounds.c.player_id == bindparam("p_player"), CREDIT_PENDING)
 INSERT_PLACEHOLDER = insert(rounds).returning(rounds.c.id)
 ROUND_SETTLED = update(rounds).where(rounds.c.id == bindparam("p_round")).values(wallet_status=bindparam("p_status"))
 ROUNDS_SETTLED = (update(rounds).where(rounds.c.id.in_(bindparam("p_rounds", expanding=True)))

@@ -1,0 +1,88 @@
+"""The look-ups every round makes read the small partial indexes, whatever the player's history:
+their open rounds (awaiting a decision, pending at a seamless wallet) and their wins on the way
+to the wallet. A look-up through the indexes of all rounds (by player, by status) grows with
+every round the player has played; a constant written as a bound parameter hides the index's
+condition from the planner, which is how SQLite came to walk a seamless player's whole history
+on every round."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from sqlalchemy import insert, text
+from sqlalchemy.dialects import postgresql, sqlite
+
+from slotforge.db import connect
+from slotforge.rgs.rounds import at_wallet, service, straight
+from slotforge.rgs.schema import migrate, operators, players, rounds, sessions
+from slotforge.rgs.wallets import seamless
+
+# Each hot statement, and the partial index its look-up must read.
+SQLITE_STATEMENTS = {
+    "the straight round's insert": (straight.ON_SQLITE["round"].text, ["ix_rounds_awaiting"]),
+    "a seamless round's placeholder": (at_wallet.ON_SQLITE["place"].text, ["ix_rounds_awaiting", "ix_rounds_pending"]),
+    "a seamless round's finish": (at_wallet.ON_SQLITE["finish"].text, ["ix_rounds_awaiting"]),
+    "a seamless player's balance settled": (at_wallet.ON_SQLITE["settle"].text, ["ix_rounds_credit_pending"]),
+}
+QUERIES = {
+    "the open round of a game": (service.OPEN_ROUND, ["ix_rounds_awaiting"]),
+    "a pending twin of a request": (service.PENDING_TWIN, ["ix_rounds_pending"]),
+    "a seamless player's wins on their way": (seamless.PENDING_WINS, ["ix_rounds_credit_pending"]),
+}
+PARAMETERS = {"p_player": 1, "player_id": 1, "p_game": "dynasty", "game": "dynasty", "p_key": "k", "request_key": "k"}
+
+
+def sqlite_plan(db, sql: str) -> str:
+    names = set(re.findall(r":(\w+)", sql))
+    return " | ".join(row[3] for row in db.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}",
+                                                             {name: PARAMETERS.get(name, 0) for name in names}))
+
+
+@pytest.fixture
+def history(database_url):
+    """A database whose player 1 has 3,000 finished rounds, and other players 550, 250 of them open."""
+    engine = connect(database_url)
+    migrate(engine)
+    with engine.begin() as conn:
+        conn.execute(insert(operators).values(id=1, name="o", key_hash="h", created_at=0))
+        conn.execute(insert(players), [dict(id=player, operator_id=1, external_id=f"p{player}", currency="EUR",
+                                            fun=False, balance=0, created_at=0) for player in (1, 2, 3)])
+        conn.execute(insert(sessions).values(id=1, token_hash="t", player_id=1, jurisdiction="default",
+                                             created_at=0, last_seen=0))
+        conn.execute(insert(rounds), [dict(
+            player_id=1 if n % 10 else 2 + n % 2, session_id=1, game="dynasty", status="complete", fun=False,
+            currency="EUR", jurisdiction="default", stake=20, win=0, jackpot_win=0, balance_before=0,
+            balance_after=0, record="{}", started_at=n, wallet_status="settled") for n in range(3_300)])
+        # Another player's rounds open meanwhile: 200 at the wallet, 50 awaiting a decision (a busy server's).
+        conn.execute(insert(rounds), [dict(
+            player_id=2 + n % 2, session_id=1, game="dynasty", status="pending" if n < 200 else "awaiting",
+            fun=False, currency="EUR", jurisdiction="default", stake=20, win=0, jackpot_win=0, balance_before=0,
+            balance_after=0, record="{}", started_at=n, request_key=f"k{n}") for n in range(250)])
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("ANALYZE"))
+    yield engine
+    engine.dispose()
+
+
+def test_every_hot_look_up_reads_its_partial_index(history):
+    with history.connect() as conn:
+        if history.dialect.name == "sqlite":
+            plans = {what: (sqlite_plan(conn, sql), indexes) for what, (sql, indexes) in SQLITE_STATEMENTS.items()}
+            dialect = sqlite.dialect(paramstyle="named")
+            plans |= {what: (sqlite_plan(conn, str(query.compile(dialect=dialect))), indexes)
+                      for what, (query, indexes) in QUERIES.items()}
+        else:  # the functions' statements hold their constants as literals; the queries are checked here
+            plans = {}
+            for what, (query, indexes) in QUERIES.items():
+                bound = query.params({name: value for name, value in PARAMETERS.items()
+                                      if name in query.compile().params})
+                sql = str(bound.compile(dialect=postgresql.dialect(), compile_kwargs={"literal_binds": True}))
+                plans[what] = (" | ".join(conn.exec_driver_sql(f"EXPLAIN {sql}").scalars()), indexes)
+    for what, (plan, indexes) in plans.items():
+        assert "ix_rounds_player_id" not in plan and "Seq Scan" not in plan and "SCAN rounds" not in plan, \
+            f"{what} reads the player's whole history: {plan}"
+        if history.dialect.name == "sqlite":  # PostgreSQL may read the few open rounds by status instead
+            for index in indexes:
+                assert index in plan, f"{what}: {plan}"
+            assert "ix_rounds_status" not in plan, f"{what}: {plan}"
