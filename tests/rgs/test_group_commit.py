@@ -84,7 +84,7 @@ def in_a_loop_of_its_own(main):
 
 
 def test_jobs_from_the_event_loop_share_commits_and_a_failing_job_rolls_back_alone(engine):
-    """Batches: rounds handed over by the event loop are written in shared commits;
+    """Batches: rounds handed over by the event loop are written by one thread in shared commits;
     each job's answer arrives only once its writes are committed, a failing job takes back only
     its own writes and gets its own error."""
     writer = Writer(engine)
@@ -112,47 +112,6 @@ def test_jobs_from_the_event_loop_share_commits_and_a_failing_job_rolls_back_alo
     with engine.connect() as conn:
         assert sorted(conn.execute(select(marks.c.writer)).scalars()) == [n for n in range(WRITERS) if n % 3]
     assert 1 <= len(commits) < WRITERS // 4  # the jobs queued meanwhile went into each commit
-
-
-def test_batched_jobs_run_on_the_event_loop_which_stays_free_while_another_thread_holds_the_turn(engine):
-    """The jobs' statements run on the event loop's own thread (no interpreter handed to another
-    thread at each statement); while another writer of the process (a lane's transaction) holds
-    the turn, only a thread waits for it: the loop goes on serving, and the jobs join that
-    writer's batch and commit with it."""
-    writer = Writer(engine)
-    holding, release = threading.Event(), threading.Event()
-
-    def lane() -> None:
-        with writer() as conn:
-            conn.execute(insert(marks).values(writer=-1))
-            holding.set()
-            release.wait(10)
-
-    other = threading.Thread(target=lane)
-    other.start()
-    assert holding.wait(10)
-    ran_on: list[int] = []
-
-    def job(number: int):
-        def write(conn) -> int:
-            ran_on.append(threading.get_ident())
-            conn.execute(insert(marks).values(writer=number))
-            return number
-        return write
-
-    async def jobs() -> tuple[int, list[int], list[int]]:
-        pending = asyncio.gather(*(writer.batches.run(job(n)) for n in range(3)))
-        await asyncio.sleep(0.2)  # the loop is free meanwhile
-        ran_before_the_turn = list(ran_on)
-        release.set()
-        return threading.get_ident(), ran_before_the_turn, await pending
-
-    loop_thread, ran_before_the_turn, results = in_a_loop_of_its_own(jobs)
-    other.join(10)
-    assert ran_before_the_turn == [] and results == [0, 1, 2]
-    assert set(ran_on) == {loop_thread}
-    with engine.connect() as conn:
-        assert sorted(conn.execute(select(marks.c.writer)).scalars()) == [-1, 0, 1, 2]
 
 
 def test_a_failed_commit_of_batched_jobs_reaches_every_job(engine):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import queue
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -234,58 +235,43 @@ class GroupCommit:
 
 
 class Batches:
-    """Write jobs handed over by the event loop, run in turns of :class:`GroupCommit` on the loop
-    itself: each turn takes every job queued while the last one committed, so a burst of rounds
-    shares one commit. Only what waits runs on a thread of its own: taking the turn (another
-    writer of the process, or another process, may hold it) and the commit (the disk's flush).
-    The jobs' statements run where their round runs, with no interpreter handed between two
-    threads at every statement (SQLite's calls release it)."""
+    """Write jobs handed over by the event loop, run by one thread of their own in turns of
+    :class:`GroupCommit`: each turn takes every job queued while the last one committed, so a
+    burst of rounds shares one commit without a thread (or a thread hop) per round."""
 
     def __init__(self, group: GroupCommit) -> None:
         self.group = group
-        self._waiting: list[tuple[Callable[[Connection], Any], asyncio.Future]] = []
-        self._draining: asyncio.Task | None = None
-        self._turns = ThreadPoolExecutor(1, "batched-writes")
+        self._jobs: queue.SimpleQueue[tuple[Callable[[Connection], Any], asyncio.AbstractEventLoop, asyncio.Future]] \
+            = queue.SimpleQueue()
+        self._starting = threading.Lock()
+        self._thread: threading.Thread | None = None
 
     async def run(self, job: Callable[[Connection], Result]) -> Result:
         """``job(conn)`` in the next turn's savepoint; its result (or error) once committed."""
+        self._start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future = loop.create_future()
-        self._waiting.append((job, future))
-        if self._draining is None or self._draining.done():
-            self._draining = loop.create_task(self._drain())
+        self._jobs.put((job, loop, future))
         return await future
 
-    async def _drain(self) -> None:
-        loop = asyncio.get_running_loop()
-        while self._waiting:
-            taken = self._waiting[: self.group.largest]
-            del self._waiting[: len(taken)]
-            try:
-                batch = await loop.run_in_executor(self._turns, self.group._begin_turn)
-            except Exception as error:  # no connection, or the turn's lock file unusable
-                for _job, future in taken:
-                    settle(future, None, error)
-                continue
-            outcomes: list[tuple[Any, Exception | None]] = []
-            try:
-                for job, _future in taken:
-                    try:
-                        with savepoint(batch.connection):
-                            outcomes.append((job(batch.connection), None))
-                    except Exception as error:
-                        outcomes.append((None, error))
-            finally:
-                await loop.run_in_executor(self._turns, self._end_turn, batch, len(taken))
-            if batch.error is not None:  # nothing of the batch is on disk
-                error = batch.error if isinstance(batch.error, Exception) else RuntimeError(repr(batch.error))
-                outcomes = [(None, error)] * len(taken)
-            for (_job, future), outcome in zip(taken, outcomes, strict=True):
-                settle(future, *outcome)
+    def _start(self) -> None:
+        if self._thread is None:
+            with self._starting:
+                if self._thread is None:  # a daemon: an unacknowledged write must not hold up an exit
+                    self._thread = threading.Thread(target=self._serve, name="batched-writes", daemon=True)
+                    self._thread.start()
 
-    def _end_turn(self, batch: Batch, writers: int) -> None:
-        self.group._end_turn(batch, writers)
-        batch.committed.wait()
+    def _serve(self) -> None:
+        while True:
+            taken = [self._jobs.get()]
+            while len(taken) < self.group.largest:
+                try:
+                    taken.append(self._jobs.get_nowait())
+                except queue.Empty:
+                    break
+            outcomes = self.group.run_all([job for job, _loop, _future in taken])
+            for (_job, loop, future), outcome in zip(taken, outcomes, strict=True):
+                loop.call_soon_threadsafe(settle, future, *outcome)
 
 
 def settle(future: asyncio.Future, result: Any, error: Exception | None) -> None:

@@ -31,9 +31,8 @@ as sent, as the round will change (on PostgreSQL a second statement, after the c
 holds what only the call knew).
 
 Where it runs: step 1 on the event loop (the round function is a fraction of a millisecond and
-needs no thread); the transaction on SQLite in the process's batched writes (every round queued
-meanwhile in one shared commit, each in a savepoint of its own, their statements on the event
-loop and only the wait for the turn and the commit's flush on a thread), on
+needs no thread); the transaction on SQLite in the process's batched writes (one thread takes
+every round queued meanwhile into one shared commit, each in a savepoint of its own), on
 PostgreSQL on one of a few threads kept for writes (psycopg's asynchronous connections were tried
 on the event loop instead: they cost more server CPU a round than a thread's synchronous ones).
 
