@@ -126,23 +126,16 @@ rounds = Table(
 )
 # A seamless player's wins on their way to the wallet, summed on every round: partial, so that the
 # sum reads those few rounds, never the player's whole history.
-Index("ix_rounds_credit_pending", rounds.c.player_id, postgresql_where=rounds.c.wallet_status == "credit_pending",
-      sqlite_where=rounds.c.wallet_status == "credit_pending")
-# The condition a query must state to read that index: the value written in the statement's text.
-# As a bound parameter (SQLAlchemy's way with a constant) the planner cannot see that the query
-# implies the index's condition: SQLite then walked every round of the player's, on every round.
+# The condition is also the one a query must state to read the index: the value written in the
+# statement's text. As a bound parameter (SQLAlchemy's way with a constant) the planner cannot see
+# that the query implies the index's condition: SQLite then walked every round of the player's.
 CREDIT_PENDING = rounds.c.wallet_status == literal_column("'credit_pending'")
+Index("ix_rounds_credit_pending", rounds.c.player_id, postgresql_where=CREDIT_PENDING, sqlite_where=CREDIT_PENDING)
 
 # A player's open rounds, which every round looks for first: one of a game awaiting a decision,
 # one pending at its seamless wallet under the request's key. Partial, so that the look costs the
 # same after a player's millionth round as after the first (the rounds indexed by player hold
 # every one, and those by status every player's).
-Index("ix_rounds_awaiting", rounds.c.player_id, rounds.c.game, postgresql_where=rounds.c.status == "awaiting",
-      sqlite_where=rounds.c.status == "awaiting")
-Index("ix_rounds_pending", rounds.c.player_id, postgresql_where=rounds.c.status == "pending",
-      sqlite_where=rounds.c.status == "pending")
-
-
 def is_awaiting(table: Table) -> ColumnElement[bool]:
     """A round of ``table`` (the rounds, or an alias) awaits a decision, as ``ix_rounds_awaiting``
     reads it (a literal: see :data:`CREDIT_PENDING`)."""
@@ -152,6 +145,11 @@ def is_awaiting(table: Table) -> ColumnElement[bool]:
 def is_pending(table: Table) -> ColumnElement[bool]:
     """A round of ``table`` is pending at its seamless wallet, as ``ix_rounds_pending`` reads it."""
     return table.c.status == literal_column("'pending'")
+
+
+Index("ix_rounds_awaiting", rounds.c.player_id, rounds.c.game, postgresql_where=is_awaiting(rounds),
+      sqlite_where=is_awaiting(rounds))
+Index("ix_rounds_pending", rounds.c.player_id, postgresql_where=is_pending(rounds), sqlite_where=is_pending(rounds))
 
 
 carried_state = Table(
