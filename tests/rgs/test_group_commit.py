@@ -114,6 +114,41 @@ def test_jobs_from_the_event_loop_share_commits_and_a_failing_job_rolls_back_alo
     assert 1 <= len(commits) < WRITERS // 4  # the jobs queued meanwhile went into each commit
 
 
+def test_jobs_of_two_loops_in_one_batch_each_get_their_outcome_and_a_closed_loop_stops_nothing(engine):
+    """A batch may hold jobs handed over by several event loops (the server's, the wallet calls'
+    own): each loop is told of its own jobs. A loop closed while its job was being written (its
+    request cancelled) is skipped, and the writes go on for everyone else."""
+    writer = Writer(engine)
+    writing, go_on = threading.Event(), threading.Event()
+
+    def blocking(conn) -> int:
+        writing.set()
+        go_on.wait(10)
+        conn.execute(insert(marks).values(writer=1))
+        return 1
+
+    async def leave_a_job_behind() -> None:
+        asyncio.get_running_loop().create_task(writer.batches.run(blocking))
+        await asyncio.to_thread(writing.wait, 10)  # returning cancels the task and closes the loop
+
+    in_a_loop_of_its_own(leave_a_job_behind)
+
+    def mark(number: int):
+        return lambda conn: conn.execute(insert(marks).values(writer=number)).rowcount * number
+
+    async def jobs_of(numbers: range) -> list:
+        return await asyncio.wait_for(asyncio.gather(*(writer.batches.run(mark(n)) for n in numbers)), 10)
+
+    with ThreadPoolExecutor(2) as loops:
+        first, second = loops.submit(in_a_loop_of_its_own, lambda: jobs_of(range(10, 20))), \
+            loops.submit(in_a_loop_of_its_own, lambda: jobs_of(range(20, 30)))
+        time.sleep(0.2)  # both loops' jobs queue behind the blocked one, for one batch
+        go_on.set()
+        assert first.result(20) == list(range(10, 20)) and second.result(20) == list(range(20, 30))
+    with engine.connect() as conn:
+        assert sorted(conn.execute(select(marks.c.writer)).scalars()) == [1, *range(10, 30)]
+
+
 def test_a_failed_commit_of_batched_jobs_reaches_every_job(engine):
     writer = Writer(engine)
 

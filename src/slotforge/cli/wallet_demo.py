@@ -52,6 +52,7 @@ def wallet_demo_serve(
     Change them while it runs with POST /admin/faults."""
     import uvicorn
 
+    from slotforge.rgs.api.http import PROTOCOL
     from slotforge.rgs.money import parse_amount
     from slotforge.rgs.wallets.demo import Faults, create_app
 
@@ -61,7 +62,7 @@ def wallet_demo_serve(
                                    twice=twice_chance, hang_s=hang_s, seed=seed))
     wallet = create_app(database, secret, faults, opening)
     out.print(f"slotforge wallet-demo: http://{host}:{port} (books: GET /admin/books), database {database}")
-    uvicorn.run(wallet, host=host, port=port, log_level="warning")
+    uvicorn.run(wallet, host=host, port=port, log_level="warning", http=PROTOCOL)
 
 
 @wallet_demo_app.command("books", cls=Command)

@@ -270,18 +270,25 @@ class Batches:
                 except queue.Empty:
                     break
             outcomes = self.group.run_all([job for job, _loop, _future in taken])
+            by_loop: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future, Any, Exception | None]]] = {}
             for (_job, loop, future), outcome in zip(taken, outcomes, strict=True):
-                loop.call_soon_threadsafe(settle, future, *outcome)
+                by_loop.setdefault(loop, []).append((future, *outcome))
+            for loop, settled in by_loop.items():  # one wake-up of each loop for the batch
+                try:
+                    loop.call_soon_threadsafe(settle, settled)
+                except RuntimeError:  # that loop is closed: nobody waits there any more
+                    pass
 
 
-def settle(future: asyncio.Future, result: Any, error: Exception | None) -> None:
-    """Hand a job's outcome to its waiter (gone if its request was cancelled meanwhile)."""
-    if future.cancelled():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
+def settle(settled: list[tuple[asyncio.Future, Any, Exception | None]]) -> None:
+    """Hand each job's outcome to its waiter (gone if its request was cancelled meanwhile)."""
+    for future, result, error in settled:
+        if future.cancelled():
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
 
 
 @contextmanager

@@ -14,8 +14,10 @@ told to misbehave, at given probabilities drawn from a seeded generator, by comm
   is answered from the stored result.
 
 ``GET /admin/books`` shows its books; ``POST /admin/players`` deposits to (and creates) a player.
-Each call is one SQLite transaction (WAL): a process killed at any moment keeps every answered
-call and no half of one.
+Each call is applied in a SQLite transaction (WAL), and answered only once it is committed: a
+process killed at any moment keeps every answered call and no half of one. The calls that arrive
+together (in one turn of its event loop) share one commit, each in a savepoint of its own, as a
+busy wallet's database would have them: the commit is most of a call's cost.
 """
 
 from __future__ import annotations
@@ -89,12 +91,13 @@ def now_ms() -> int:
 
 
 class Books:
-    """The wallet's SQLite database; one transaction per call, one call at a time."""
+    """The wallet's SQLite database; one transaction at a time."""
 
     def __init__(self, path: Path, new_player_balance: int | None = None) -> None:
         self.path = path
         self.new_player_balance = new_player_balance
         self._lock = threading.Lock()
+        self._arrived: list[tuple[str, dict[str, Any], asyncio.Future]] = []  # calls for the next commit
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -150,12 +153,43 @@ class Books:
         return row["balance"]
 
     # -- calls ----------------------------------------------------------------------------------
-    def apply(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        """Apply a call once; a repeat gets the stored answer."""
+    async def apply(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Apply a call once (a repeat gets the stored answer); its answer once committed, with
+        every call that arrived in the same turn of the event loop."""
+        loop = asyncio.get_running_loop()
+        answered = loop.create_future()
+        self._arrived.append((kind, body, answered))
+        if len(self._arrived) == 1:  # the first of the turn: the commit runs after the turn's calls
+            loop.call_soon(self._commit_arrived)
+        return await answered
+
+    def _commit_arrived(self) -> None:
+        calls, self._arrived = self._arrived, []
         try:
-            return self.transaction(self._rollback if kind == "rollback" else self._move, kind, body)
+            outcomes = self.transaction(lambda: [self._in_savepoint(kind, body) for kind, body, _ in calls])
+        except Exception as error:  # the commit itself failed: nothing of any call stays
+            outcomes = [error] * len(calls)
+        for (_, _, answered), outcome in zip(calls, outcomes, strict=True):
+            if answered.cancelled():
+                continue
+            if isinstance(outcome, Exception):
+                answered.set_exception(outcome)
+            else:
+                answered.set_result(outcome)
+
+    def _in_savepoint(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | Exception:
+        """One call in the shared transaction: its answer, or its failure with nothing of it kept."""
+        self.db.execute("SAVEPOINT call")
+        try:
+            return (self._rollback if kind == "rollback" else self._move)(kind, body)
         except Refusal as refusal:
+            self.db.execute("ROLLBACK TO call")
             return refusal.status, refusal.answer
+        except Exception as error:
+            self.db.execute("ROLLBACK TO call")
+            return error
+        finally:
+            self.db.execute("RELEASE call")
 
     def _move(self, kind: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         tx, amount = body["transaction_id"], body["amount"]
@@ -324,7 +358,7 @@ def create_app(database: Path, secret: str, faults: Faults | None = None,
         if fault == "timeout":
             await asyncio.sleep(faults.hang_s)
             return 503, {"error": "UNAVAILABLE", "message": "injected time-out; nothing applied"}
-        status, answer = books.apply(kind, body)  # a local transaction of a fraction of a millisecond
+        status, answer = await books.apply(kind, body)
         if fault == "late":
             await asyncio.sleep(faults.hang_s)
         if fault == "twice":

@@ -92,7 +92,7 @@ def encode(body: dict[str, Any]) -> bytes:
 
 def sign(secret: str, body: bytes) -> str:
     """The ``X-Signature`` of ``body``: hex(HMAC-SHA256(secret, body))."""
-    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.digest(secret.encode(), body, hashlib.sha256).hex()  # one call into C
 
 
 def signed_correctly(secret: str, body: bytes, signature: str | None) -> bool:
