@@ -8,7 +8,8 @@ The limit it is measured against: ``pgbench`` (PostgreSQL's own benchmark, its T
 transaction: update an account's balance, a teller's and a branch's, insert a history row; the
 same shape of work as a round) with as many clients and for as long, on a scratch database of
 the same PostgreSQL, in the same run; each configuration is printed with its ratio to it, and
-the server's CPU time per round (and, on PostgreSQL, the database's).
+the server's CPU time per round (and, on PostgreSQL, the database's; with the wallet or the
+jackpot service, theirs too: on a small machine they share the cores with the server).
 
 - ``internal``: Dynasty, the players' money in the server's own database (the reference);
 - ``seamless``: Dynasty, the players' money at ``slotforge wallet-demo`` (its own process and
@@ -278,15 +279,19 @@ def percentile(values: list[float], share: float) -> float:
 
 
 async def measure(port: int, key: str, count: int, seconds: float, seamless: bool, game: str,
-                  server_pid: int, database_url: str) -> dict[str, float]:
+                  server_pid: int, database_url: str, helpers: dict[str, int]) -> dict[str, float]:
+    """The configuration's figures; ``helpers``: the other processes of ours it runs with (the
+    wallet, the jackpot service) by name, whose CPU time per round is measured too."""
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=60) as client:
         tokens = await players(client, key, count, seamless)
     await load(port, tokens, 1.0, rounds=True, game=game)  # warm up
     health = await load(port, tokens, seconds, rounds=False)
     server, database = cpu_seconds(session_pids(server_pid)), cpu_seconds(database_pids(database_url))
+    helped = {name: cpu_seconds([pid]) for name, pid in helpers.items()}
     played = await load(port, tokens, seconds, rounds=True, game=game)
     server_cpu = cpu_since(server, session_pids(server_pid))
     database_cpu = cpu_since(database, database_pids(database_url))
+    helper_cpu = {name: cpu_since(helped[name], [pid]) for name, pid in helpers.items()}
     return {
         "rounds_per_second": len(played) / seconds,
         "p50_ms": percentile(played, 0.50) * 1000,
@@ -294,6 +299,7 @@ async def measure(port: int, key: str, count: int, seconds: float, seamless: boo
         "health_per_second": len(health) / seconds,
         "server_cpu_ms_per_round": server_cpu * 1000 / len(played),
         **({"database_cpu_ms_per_round": database_cpu * 1000 / len(played)} if database else {}),
+        **{f"{name}_cpu_ms_per_round": used * 1000 / len(played) for name, used in helper_cpu.items()},
     }
 
 
@@ -359,30 +365,31 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, set
     sys.path.insert(0, str(SRC))
     with tempfile.TemporaryDirectory() as folder:
         name, url = database(backend, Path(folder), "bench.db")
-        names, helpers = [name], []
+        names, helpers = [name], {}
         check_free(port)
         check_free(port + 1)
         jackpot_url = None
         if setup.seamless:
-            helpers.append(start_wallet(Path(folder), port + 1))
+            helpers["wallet"] = start_wallet(Path(folder), port + 1)
         if setup.networked:
             service_name, service_url = database(backend, Path(folder), "jackpot.db")
             names.append(service_name)
-            helpers.append(start_jackpot_service(service_url, Path(folder), port + 1))
+            helpers["jackpot_service"] = start_jackpot_service(service_url, Path(folder), port + 1)
             jackpot_url = f"http://127.0.0.1:{port + 1}"
         server = None
         try:
             server = start_server(url, Path(folder), port, workers, setup.game,
                                   port + 1 if setup.seamless else None, jackpot_url)
             key = operator_key(url, SEAMLESS if setup.seamless else None)
-            figures = asyncio.run(measure(port, key, count, seconds, setup.seamless, setup.game, server.pid, url))
+            figures = asyncio.run(measure(port, key, count, seconds, setup.seamless, setup.game, server.pid, url,
+                                          {name: process.pid for name, process in helpers.items()}))
             if setup.seamless:
                 figures["owed"] = owed(url, "wallet")
             if setup.networked:
                 figures["backlog_s"] = drained(url, "jackpot")
             return figures
         finally:
-            for process in [server, *helpers]:
+            for process in [server, *helpers.values()]:
                 if process is not None:
                     stop(process)
             for each in names:
@@ -394,8 +401,9 @@ def describe(backend: str, label: str, figures: dict[str, float], reference: dic
     line = (f"{backend:10} {label:12} {figures['rounds_per_second']:8,.0f} durable rounds/s "
             f"({figures['pgbench_ratio']:.2f}x pgbench)   p50 {figures['p50_ms']:6.1f} ms   "
             f"p99 {figures['p99_ms']:6.1f} ms   server CPU {figures['server_cpu_ms_per_round']:.2f} ms/round")
-    if "database_cpu_ms_per_round" in figures:
-        line += f" + database {figures['database_cpu_ms_per_round']:.2f}"
+    for part in ("database", "wallet", "jackpot_service"):
+        if f"{part}_cpu_ms_per_round" in figures:
+            line += f" + {part.replace('_', ' ')} {figures[f'{part}_cpu_ms_per_round']:.2f}"
     line += f"   GET /v1/health {figures['health_per_second']:8,.0f}/s"
     if reference:
         speed = figures["rounds_per_second"] / reference["rounds_per_second"]
