@@ -341,14 +341,16 @@ def database(backend: str, folder: Path, file: str) -> tuple[str | None, str]:
 
 
 def owed(database_url: str, target: str) -> int:
-    """Messages to ``target`` (wallet, jackpot) not yet acknowledged."""
+    """Messages to ``target`` (wallet, jackpot) not yet acknowledged (to the wallet: and the
+    debits' rollbacks held by their rounds)."""
     from slotforge.db import connect
     from slotforge.rgs import outbox
+    from slotforge.rgs.wallets import seamless
 
     engine = connect(database_url)
     try:
         with engine.connect() as conn:
-            return outbox.pending(conn, target)
+            return seamless.owed(conn) if target == seamless.TARGET else outbox.pending(conn, target)
     finally:
         engine.dispose()
 

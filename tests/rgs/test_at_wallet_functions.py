@@ -2,10 +2,11 @@
 of a round at a seamless wallet as one call each (see ``slotforge/rgs/rounds/at_wallet.py``),
 called as the server calls them: through :func:`~slotforge.rgs.rounds.at_wallet.hold_postgres` and
 :func:`~slotforge.rgs.rounds.at_wallet.commit_postgres` on a connection in autocommit. A round
-they play writes row for row what SQLite's statements write for the same round (its held
-rollback's payload the message the server builds); each refusal leaves every table as it was,
-including a refusal found after the held rollback was cancelled; and a round left awaiting
-while the call waited for the player's row is seen."""
+they play writes row for row what SQLite's statements write for the same round (the placeholder
+holding the debit's rollback, no message); each refusal leaves every table as it was, including
+a refusal found after the round was changed; a round left awaiting while the call waited for the
+player's row is seen; and the settling waits for, and then refuses, a placeholder whose
+rollback the outbox's worker is giving up."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, delete, insert, select, text
+from sqlalchemy import Engine, insert, select, text
 
 from slotforge.db import connect
 from slotforge.db.driver import DriverTransaction
@@ -174,7 +175,7 @@ def test_a_round_writes_what_sqlites_statements_write(engine, server, tmp_path: 
         lite.dispose()
 
 
-def test_the_hold_writes_the_placeholder_and_the_held_rollback_the_server_builds(engine, server):
+def test_the_hold_writes_the_placeholder_alone_which_holds_the_rollback(engine, server):
     auth = auth_of(engine)
     before = everything(engine)
     intent = hold(server, engine, auth)
@@ -187,15 +188,9 @@ def test_the_hold_writes_the_placeholder_and_the_held_rollback_the_server_builds
                            "wallet_tx": intent.transaction_id, "wallet_status": "debit_pending",
                            "request_key": "k-1"}
     assert len(after["rounds"]) == len(before["rounds"]) + 1
-    rollback = server.seamless.placed(intent, intent.round_id)  # the outbox's row as the server builds it
-    assert after["outbox"] == [{**rollback, "id": None, "payload": json.loads(rollback["payload"])}]
-    assert intent.body == rollback_body(after) and intent.body["round_id"] == intent.round_id
-
-
-def rollback_body(tables: dict[str, list]) -> dict[str, Any]:
-    """What the outbox's worker sends the wallet for the one message there."""
-    (message,) = tables["outbox"]
-    return message["payload"]["body"]
+    assert after["outbox"] == [], "no message: the placeholder holds the rollback"
+    assert intent.body == server.seamless.body(intent.transaction_id, intent.round_id, intent.player, STAKE,
+                                               "dynasty")
 
 
 @pytest.mark.parametrize("refusal", ["too soon", "a round of the game awaits", "the key is answered",
@@ -244,8 +239,10 @@ def test_each_refusal_of_the_settling_changes_nothing(engine, server, refusal):
     auth = auth_of(engine, TOO_SOON if refusal == "too soon" else None)
     intent = hold(server, engine, auth)
     with engine.begin() as conn:
-        if refusal == "no held rollback":  # delivered meanwhile: the round is the wallet's to void
-            conn.execute(delete(outbox))
+        if refusal == "no held rollback":  # given up meanwhile: the round is the rollback's to void
+            with server.seamless.writer() as given_up:
+                assert server.seamless.give_up(given_up, intent.round_id, intent.transaction_id, intent.player,
+                                               STAKE, "dynasty", NOW)
         elif refusal == "too soon":  # another round of the player's, since the hold
             conn.execute(players.update().values(last_round_at=NOW - 100))
         elif refusal == "a round of the game awaits":
@@ -283,7 +280,33 @@ def test_a_round_left_awaiting_while_the_settling_waited_for_the_player_is_seen(
     caller.join(10)
     assert outcome == [REFUSED]
     with engine.connect() as conn:
-        assert conn.execute(select(outbox.c.kind)).scalars().all() == ["rollback"]  # still held
+        assert conn.execute(select(rounds.c.wallet_status).where(rounds.c.id == intent.round_id)).scalar_one() \
+            == "debit_pending", "still held"
+
+
+def test_a_rollback_given_up_while_the_settling_waited_for_the_placeholder_is_seen(engine, server):
+    """The settling locks the placeholder before it finds it holding the rollback: a worker
+    giving the rollback up meanwhile (its transaction open) is waited for, and then seen."""
+    auth = auth_of(engine)
+    intent = hold(server, engine, auth)
+    outcome: list[Any] = []
+
+    def call() -> None:
+        try:
+            outcome.append(commit(server, engine, auth, intent))
+        except Refused as refused:
+            outcome.append(refused.__cause__)
+
+    with server.seamless.writer() as worker:
+        assert server.seamless.give_up(worker, intent.round_id, intent.transaction_id, intent.player, STAKE,
+                                       "dynasty", NOW)
+        caller = waiting_for_a_lock(engine, call)
+    caller.join(10)
+    assert outcome == [None], "refused, nothing written"
+    with engine.connect() as conn:
+        assert conn.execute(select(outbox.c.kind)).scalars().all() == ["rollback"]
+        assert conn.execute(select(rounds.c.status, rounds.c.wallet_status).where(
+            rounds.c.id == intent.round_id)).one() == ("pending", "rollback_pending")
 
 
 def test_the_downgrade_drops_the_functions(engine):

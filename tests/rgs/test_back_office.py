@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client.parser import text_string_to_metric_families
 from scipy.stats import norm
-from sqlalchemy import create_engine, func, literal, select
+from sqlalchemy import create_engine, delete, func, literal, select
 
 from slotforge.rgs import outbox
 from slotforge.rgs.api import backoffice as answers
@@ -29,6 +29,7 @@ from slotforge.rgs.app import create_app
 from slotforge.rgs.backoffice import band
 from slotforge.rgs.backoffice.reports import day_starts, local_day
 from slotforge.rgs.schema import jackpot_pools, rounds
+from slotforge.rgs.schema import outbox as messages
 from slotforge.rgs.settings import load_settings
 from slotforge.rgs.volatility import volatility
 
@@ -266,7 +267,7 @@ def test_a_message_owed_for_an_operators_round_is_listed_for_it_alone(office):
         assert b.operator("GET", "/v1/operator/outbox").json() == {"backlog": {}, "messages": [], "wallet_pending": []}
     finally:
         with server.transaction() as conn:
-            assert outbox.cancel(conn, "wallet", f"test-credit-{round_id}")
+            assert conn.execute(delete(messages).where(messages.c.key == f"test-credit-{round_id}")).rowcount == 1
 
 
 # -- another operator -------------------------------------------------------------------------------

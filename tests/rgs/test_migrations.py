@@ -1,13 +1,19 @@
 """The migrations build exactly the schema the code declares, on either database: a column added
-to one and forgotten in the other fails here, not on an operator's upgrade."""
+to one and forgotten in the other fails here, not on an operator's upgrade; and what a migration
+does to the rows already there."""
 
 from __future__ import annotations
 
+import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
+from sqlalchemy import insert, select, update
 
 from slotforge.db import connect
-from slotforge.rgs.schema import metadata, migrate
+from slotforge.rgs import outbox as mail
+from slotforge.rgs.schema import MIGRATIONS, metadata, migrate, operators, players, rounds, sessions
 
 
 def test_the_migrated_schema_is_the_declared_schema(database_url):
@@ -19,3 +25,63 @@ def test_the_migrated_schema_is_the_declared_schema(database_url):
     finally:
         engine.dispose()
     assert differences == []
+
+
+def alembic_config(conn) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = conn
+    return config
+
+
+def placeholder(conn, wallet_tx: str) -> int:
+    """A seamless round's placeholder, its debit out (as both versions of the code write it)."""
+    operator_id = conn.execute(insert(operators).values(name=f"o-{wallet_tx}", key_hash=wallet_tx.ljust(64, "k"),
+                                                        created_at=0)
+                               .returning(operators.c.id)).scalar_one()
+    player_id = conn.execute(insert(players).values(
+        operator_id=operator_id, external_id=f"p-{wallet_tx}", currency="EUR", fun=False, balance=0,
+        wallet="seamless", created_at=0).returning(players.c.id)).scalar_one()
+    session_id = conn.execute(insert(sessions).values(
+        token_hash=f"t-{wallet_tx}".ljust(64, "t"), player_id=player_id, jurisdiction="default", created_at=0,
+        last_seen=0).returning(sessions.c.id)).scalar_one()
+    return conn.execute(insert(rounds).values(
+        player_id=player_id, session_id=session_id, game="dynasty", status="pending", fun=False, currency="EUR", jurisdiction="default",
+        stake=20, win=0, jackpot_win=0, balance_before=0, balance_after=0, record="{}", started_at=0,
+        wallet_tx=wallet_tx, wallet_status="debit_pending").returning(rounds.c.id)).scalar_one()
+
+
+def test_a_placeholder_whose_rollback_the_outbox_holds_is_given_up_to_it_on_upgrade(database_url):
+    """Before migration 0011 a debit's rollback was held by an outbox message: such a round, left
+    by a process that stopped, is marked as given up to it, so that the worker does not write the
+    rollback a second time; a placeholder without one holds its own."""
+    engine = connect(database_url)
+    try:
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0010")
+            by_message = placeholder(conn, "tx-held-by-a-message")
+            mail.enqueue(conn, "wallet", "rollback", "tx-held-by-a-message", {"body": {}}, now=0, hold_ms=60_000,
+                         round_id=by_message)
+            by_round = placeholder(conn, "tx-held-by-its-round")
+            command.upgrade(alembic_config(conn), "head")
+            statuses = dict(conn.execute(select(rounds.c.id, rounds.c.wallet_status)).all())
+        assert statuses == {by_message: "rollback_pending", by_round: "debit_pending"}
+    finally:
+        engine.dispose()
+
+
+def test_a_downgrade_is_refused_while_a_round_holds_its_debits_rollback(database_url):
+    engine = connect(database_url)
+    try:
+        migrate(engine)
+        with engine.begin() as conn:
+            held = placeholder(conn, "tx-1")
+        with engine.begin() as conn, pytest.raises(RuntimeError, match="1 rounds hold their debit's rollback"):
+            command.downgrade(alembic_config(conn), "0010")
+        with engine.begin() as conn:
+            conn.execute(update(rounds).where(rounds.c.id == held).values(status="void",
+                                                                          wallet_status="rolled_back"))
+            command.downgrade(alembic_config(conn), "0010")
+            command.upgrade(alembic_config(conn), "head")
+    finally:
+        engine.dispose()

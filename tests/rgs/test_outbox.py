@@ -102,23 +102,56 @@ def test_a_message_two_processes_delivered_is_marked_and_acknowledged_once(datab
     assert attempts == {"tx-0": 1, "tx-1": 1, "tx-2": 1}  # tx-1's mark is the first process's alone
 
 
-def test_held_messages_wait_unless_made_due_and_cancelled_ones_never_go(database_url):
+def test_held_messages_wait_until_they_fall_due(database_url):
     clock = FakeClock()
     box = opened(database_url, clock)
     receiver = Receiver()
     box.register("wallet", receiver)
     with write_transaction(box.engine) as conn:
-        for key in ("cancelled", "made-due", "expires"):
-            mail.enqueue(conn, "wallet", "rollback", key, {"n": 0}, now=box.now(), hold_ms=60_000)
+        mail.enqueue(conn, "wallet", "credit", "soon", {"n": 0}, now=box.now(), hold_ms=2_000)
+        mail.enqueue(conn, "wallet", "credit", "later", {"n": 0}, now=box.now(), hold_ms=60_000)
     assert box.deliver_due() == 0
-    with write_transaction(box.engine) as conn:
-        assert mail.cancel(conn, "wallet", "cancelled")
-        mail.make_due(conn, "wallet", "made-due", box.now())
-    assert box.deliver_due() == 1 and receiver.calls == ["made-due"]
-    clock.advance(60)
-    assert box.deliver_due() == 1 and receiver.calls == ["made-due", "expires"]
+    clock.advance(2)
+    assert box.deliver_due() == 1 and receiver.calls == ["soon"]
+    clock.advance(58)
+    assert box.deliver_due() == 1 and receiver.calls == ["soon", "later"]
     with box.engine.connect() as conn:
         assert mail.pending(conn) == 0
+
+
+class Promises:
+    """A target's holds kept outside the outbox: a list of (key, due time), written as messages
+    by each pass once due."""
+
+    def __init__(self, box: Outbox, held: list[tuple[str, int]]) -> None:
+        self.box, self.held = box, held
+
+    def fall_due(self) -> int:
+        due = [key for key, at in self.held if at <= self.box.now()]
+        with write_transaction(self.box.engine) as conn:
+            for key in due:
+                mail.enqueue(conn, "wallet", "rollback", key, {"n": 0}, now=self.box.now())
+        self.held = [(key, at) for key, at in self.held if key not in due]
+        return len(due)
+
+    def count(self, _conn) -> int:
+        return len(self.held)
+
+
+def test_what_a_target_holds_is_owed_and_sent_by_the_pass_once_it_falls_due(database_url):
+    clock = FakeClock()
+    box = opened(database_url, clock)
+    receiver = Receiver()
+    promises = Promises(box, [("first", box.now() + 1_000), ("second", box.now() + 5_000)])
+    box.register("wallet", receiver, holds=promises)
+    with box.engine.connect() as conn:
+        assert mail.pending(conn) == 0 and box.owed(conn) == 2 and box.owed(conn, "jackpot") == 0
+    assert box.deliver_due() == 0
+    clock.advance(1)
+    assert box.deliver_due() == 1 and receiver.calls == ["first"]
+    assert not box.drain(timeout=0.2), "the second is still held"
+    clock.advance(4)
+    assert box.drain(timeout=10) and receiver.calls == ["first", "second"]
 
 
 def test_the_worker_thread_delivers_and_drain_waits_for_it(tmp_path):

@@ -214,7 +214,7 @@ def test_a_plain_round_at_the_wallet_is_two_short_transactions(casino, wallet, m
     assert played.status_code == 200, played.text
     postgres = casino.server.engine.dialect.name == "postgresql"
     assert counter.commits == (0 if postgres else 2)
-    assert len(counter.statements) <= (2 if postgres else 8), counter.statements
+    assert len(counter.statements) <= (2 if postgres else 6), counter.statements
     answer = played.json()["round"]
     with casino.server.engine.connect() as conn:
         row = conn.execute(select(rounds).where(rounds.c.id == answer["id"])).mappings().one()

@@ -18,9 +18,8 @@ import httpx
 from sqlalchemy import select
 
 from slotforge.db import connect
-from slotforge.rgs import outbox as mail
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.wallets.seamless import encode, sign
+from slotforge.rgs.wallets.seamless import encode, owed, sign
 
 from .conftest import SRC, free_port, launch
 
@@ -113,7 +112,7 @@ def wait_until_settled(database_url: str, timeout: float = 60) -> None:
         deadline = time.monotonic() + timeout
         while True:
             with engine.connect() as conn:
-                left = mail.pending(conn, "wallet")
+                left = owed(conn)
             if not left:
                 return
             assert time.monotonic() < deadline, f"{left} wallet calls still pending after {timeout} s"

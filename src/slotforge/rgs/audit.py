@@ -30,6 +30,7 @@ from slotforge.rgs.rounds.void import reversed_in_record
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, outbox, players, rounds
 from slotforge.rgs.wallets.internal import ledger_sum
 from slotforge.rgs.wallets.seamless import TARGET
+from slotforge.rgs.wallets.seamless import owed as wallet_owed
 
 
 def audit(conn: Connection) -> list[str]:
@@ -94,12 +95,16 @@ def void_expected(row: Any, problems: list[str]) -> dict[str, int]:
 
 def check_wallet_owed(conn: Connection) -> list[str]:
     """Each seamless round's credit (complete) or rollback (void, or pending: a debit whose round
-    has not committed) is in the outbox, once."""
+    has not committed) is in the outbox, once; or, for a pending round, held by the round itself
+    until it falls due (``wallet_status`` ``debit_pending``)."""
     owed = {key: kind for kind, key in conn.execute(select(outbox.c.kind, outbox.c.key).where(
         outbox.c.target == TARGET))}
     problems = []
-    query = select(rounds.c.id, rounds.c.status, rounds.c.wallet_tx).where(rounds.c.wallet_tx.is_not(None))
-    for round_id, status, debit in conn.execute(query):
+    query = select(rounds.c.id, rounds.c.status, rounds.c.wallet_tx, rounds.c.wallet_status).where(
+        rounds.c.wallet_tx.is_not(None))
+    for round_id, status, debit, wallet_status in conn.execute(query):
+        if status == "pending" and wallet_status == "debit_pending":  # its rollback held by the round
+            continue
         key, kind = {"complete": (f"{debit}-win", "credit"), "void": (debit, "rollback"),
                      "pending": (debit, "rollback")}.get(status, (None, None))
         if key is not None and owed.get(key) != kind:
@@ -127,10 +132,8 @@ def check_pools(conn: Connection) -> list[str]:
 def summary(conn: Connection) -> dict[str, int]:
     """What was audited."""
     count = lambda table: conn.execute(select(func.count()).select_from(table)).scalar_one()  # noqa: E731
-    pending = conn.execute(select(func.count()).select_from(outbox).where(
-        outbox.c.target == TARGET, outbox.c.delivered_at.is_(None))).scalar_one()
     return {"players": count(players), "rounds": count(rounds), "ledger entries": count(ledger),
-            "jackpot pools": count(jackpot_pools), "wallet calls not yet acknowledged": pending}
+            "jackpot pools": count(jackpot_pools), "wallet calls not yet acknowledged": wallet_owed(conn)}
 
 
 def check_service(conn: Connection, url: str, server_id: str, secret: str | None = None) -> list[str]:

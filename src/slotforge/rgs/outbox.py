@@ -8,10 +8,11 @@ retries with back-off until the receiver acknowledges. Every message carries a k
 is idempotent on, so a repeated delivery (a crash between the receiver's answer and our mark, two
 processes delivering at once, a lost reply) is harmless: the receiver answers as the first time.
 
-A message can also be *held*: written, and committed, before a risky call, with its due time in
-the future ("roll this debit back unless the round commits"). The transaction that makes it
-unnecessary cancels it; a caller that knows the call failed makes it due at once; and if the
-process dies in between, the worker delivers it when it falls due.
+A message can also be *held*: written with its due time in the future, so that the worker
+leaves it alone until then (a round's credit, which the round's own request sends first). A
+target may also hold intents in rows of its own (:class:`Holds`: the seamless wallet's debits'
+rollbacks are held by their placeholder rounds, so that a round writes no message only to
+delete it): each pass of the worker first asks it to write what fell due as messages.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
-from sqlalchemy import Connection, Engine, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, Select, bindparam, func, insert, select, update
 
 from slotforge.rgs.schema import outbox
 
@@ -59,26 +60,32 @@ DeliverMany = Callable[[list[Message]], dict[int, dict[str, Any] | Exception]]
 Outcome = tuple[Message, dict[str, Any] | None, Exception | None]
 
 
+class Holds(Protocol):
+    """What a target holds outside the outbox until it falls due (see the module's description)."""
+
+    def fall_due(self) -> int:
+        """Write what has fallen due as due messages (in transactions of its own); how many."""
+
+    def count(self, conn: Connection) -> int:
+        """How many are held, not yet messages: owed to the target all the same."""
+
+
 # Built once: building a statement costs more CPU than running it (they run in every round).
 MESSAGE_FIELDS = ("target", "kind", "key", "round_id", "payload", "created_at", "due_at", "attempts", "delivered_at",
                   "answer", "last_error")
 ENQUEUE = insert(outbox).values({name: bindparam(name) for name in MESSAGE_FIELDS})  # a :func:`message_row`
-CANCEL = delete(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
-                              outbox.c.delivered_at.is_(None))
 # A pass's acknowledged messages: those still undelivered (another process may have marked one
 # meanwhile), locked, then each marked.
 UNMARKED = (select(outbox.c.id).where(outbox.c.id.in_(bindparam("p_ids", expanding=True)),
                                       outbox.c.delivered_at.is_(None)).with_for_update())
 MARK = update(outbox).where(outbox.c.id == bindparam("p_id"), outbox.c.delivered_at.is_(None)).values(
     delivered_at=bindparam("p_now"), answer=bindparam("p_answer"), attempts=bindparam("p_attempts"))
-MAKE_DUE = update(outbox).where(outbox.c.target == bindparam("p_target"), outbox.c.key == bindparam("p_key"),
-                                outbox.c.delivered_at.is_(None)).values(due_at=bindparam("p_now"))
 
 
 def enqueue(conn: Connection, target: str, kind: str, key: str, payload: dict[str, Any], *, now: int,
             round_id: int | None = None, hold_ms: int = 0) -> None:
     """Owe ``target`` a message, in the caller's transaction; due at once, or after ``hold_ms``
-    (a held message, cancelled by :func:`cancel` or made due by :func:`make_due`)."""
+    (a held message)."""
     conn.execute(ENQUEUE, message_row(target, kind, key, payload, now=now, round_id=round_id, hold_ms=hold_ms))
 
 
@@ -88,16 +95,6 @@ def message_row(target: str, kind: str, key: str, payload: dict[str, Any], *, no
     return dict(target=target, kind=kind, key=key, round_id=round_id,
                 payload=orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode(),
                 created_at=now, due_at=now + hold_ms, attempts=0, delivered_at=None, answer=None, last_error=None)
-
-
-def cancel(conn: Connection, target: str, key: str) -> bool:
-    """Withdraw an undelivered message (a held intent that is no longer needed)."""
-    return conn.execute(CANCEL, {"p_target": target, "p_key": key}).rowcount > 0
-
-
-def make_due(conn: Connection, target: str, key: str, now: int) -> None:
-    """Deliver a held message at the worker's next pass."""
-    conn.execute(MAKE_DUE, {"p_target": target, "p_key": key, "p_now": now})
 
 
 def pending(conn: Connection, target: str | None = None, round_id: int | None = None) -> int:
@@ -138,6 +135,7 @@ class Outbox:
         self.idle_s = idle_s
         self._receivers: dict[str, tuple[Deliver, Acknowledged | None]] = {}
         self._batches: dict[str, DeliverMany] = {}
+        self._holds: dict[str, Holds] = {}
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -146,14 +144,16 @@ class Outbox:
         return int(self.clock() * 1000)
 
     def register(self, target: str, deliver: Deliver, acknowledged: Acknowledged | None = None,
-                 deliver_many: DeliverMany | None = None) -> None:
+                 deliver_many: DeliverMany | None = None, holds: Holds | None = None) -> None:
         """Deliver ``target``'s messages with ``deliver``; ``acknowledged`` runs with the mark.
         A receiver that takes several messages in one call gives ``deliver_many``: the due
         messages of a pass then go in one call (a busy server owes one message per round, more
-        than one call each can carry)."""
+        than one call each can carry). ``holds``: what the target holds outside the outbox."""
         self._receivers[target] = (deliver, acknowledged)
         if deliver_many is not None:
             self._batches[target] = deliver_many
+        if holds is not None:
+            self._holds[target] = holds
 
     @property
     def targets(self) -> list[str]:
@@ -201,8 +201,11 @@ class Outbox:
             return [message_of(row) for row in conn.execute(due_query(self.targets, self.now(), self.batch)).mappings()]
 
     def deliver_due(self) -> int:
-        """Try every due message once (``parallel`` at a time), then record every outcome in one
-        transaction; returns how many were acknowledged."""
+        """Turn what the targets hold and has fallen due into messages; try every due message
+        once (``parallel`` at a time), then record every outcome in one transaction; returns how
+        many were acknowledged."""
+        for holds in self._holds.values():
+            holds.fall_due()
         due = self.due()
         if not due or self._stop.is_set():
             return 0
@@ -293,13 +296,18 @@ class Outbox:
             attempts=attempts, last_error=str(error)[:500],
             due_at=self.now() + backoff_ms(attempts, self.largest_backoff_ms)))
 
+    def owed(self, conn: Connection, target: str | None = None) -> int:
+        """What is not yet acknowledged, held messages and what the targets hold included."""
+        held = sum(holds.count(conn) for name, holds in self._holds.items() if target in (None, name))
+        return pending(conn, target) + held
+
     def drain(self, timeout: float = 30.0, target: str | None = None) -> bool:
-        """Deliver until nothing is pending (held messages included) or ``timeout`` passes;
-        for tests, shutdowns and tools. True when drained."""
+        """Deliver until nothing is owed (what is held included) or ``timeout`` passes; for
+        tests, shutdowns and tools. True when drained."""
         deadline = time.monotonic() + timeout
         while True:
             with self.engine.connect() as conn:
-                if not pending(conn, target):
+                if not self.owed(conn, target):
                     return True
             if time.monotonic() > deadline:
                 return False

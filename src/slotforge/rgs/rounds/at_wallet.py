@@ -1,29 +1,29 @@
 """A round of an operator's own wallet (seamless), on the event loop and straight through.
 
 The money guarantees are those of :mod:`slotforge.rgs.wallets.seamless` (the debit's rollback
-held before the debit is sent, cancelled in the round's transaction); this module takes the
+held by the round's placeholder before the debit is sent, taken in the round's transaction); this module takes the
 waiting off threads and the common case off the general path. For a round of the plain kind
 (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at_wallet`:
 
-1. commits the round's placeholder (status ``pending``, its balances the player's) and its
-   debit's held rollback: on SQLite :func:`hold`, two statements in a shared commit of the
-   process's batched writes; on PostgreSQL :func:`hold_postgres`, one call of the PL/pgSQL
-   function ``slotforge_hold_debit`` in autocommit on a write thread (one round trip, where the
-   same transaction as statements was five: ``BEGIN``, the player's row locked first, so that
-   the placeholder's conditions see what a request of the player's that held it committed, the
-   placeholder, the held rollback, ``COMMIT``);
+1. commits the round's placeholder (status ``pending``, its balances the player's), which holds
+   its debit's rollback (``wallet_status`` ``debit_pending``): on SQLite :func:`hold`, one
+   statement in a shared commit of the process's batched writes; on PostgreSQL
+   :func:`hold_postgres`, one call of the PL/pgSQL function ``slotforge_hold_debit`` in
+   autocommit on a write thread (one round trip, where the same transaction as statements was
+   four: ``BEGIN``, the player's row locked first, so that the placeholder's conditions see what
+   a request of the player's that held it committed, the placeholder, ``COMMIT``);
 2. sends the debit on the wallets' call loop (:class:`~slotforge.rgs.wallets.seamless.CallLoop`,
    the server's own event loop) and awaits it, holding no thread and no transaction;
 3. runs the round function on the event loop (nothing slow runs in the round's transaction);
-4. commits the round: the held rollback cancelled, the player's balance the wallet's answer and
-   the wins on their way to it, the round finished, the ledger's stake and win, the credit owed
-   to the wallet in the outbox, the key stored with a pointer to the round. On SQLite
-   :func:`commit`, six statements; on PostgreSQL :func:`commit_postgres`, one call of
-   ``slotforge_settle_at_wallet`` in autocommit (it was nine round trips: ``BEGIN``, the player's
-   row locked first, so that the wins owed are read as committed, the seven statements,
-   ``COMMIT``);
-5. if that transaction fails, makes the rollback due at once (a process that dies instead leaves
-   it held: the next process delivers it when it falls due);
+4. commits the round: the player's balance the wallet's answer and the wins on their way to it,
+   the round finished in its placeholder if that still holds the rollback (which it takes), the
+   ledger's stake and win, the credit owed to the wallet in the outbox, the key stored with a
+   pointer to the round. On SQLite :func:`commit`, five statements; on PostgreSQL
+   :func:`commit_postgres`, one call of ``slotforge_settle_at_wallet`` in autocommit (as
+   statements it was eight round trips: ``BEGIN``, the player's row locked first, so that the
+   wins owed are read as committed, the six statements, ``COMMIT``);
+5. if that transaction fails, writes the rollback due at once (a process that dies instead leaves
+   it held: the next process's outbox worker writes it when it falls due);
 6. sends the round's credit at once, on the event loop, as its answer goes out
    (:meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`): the outbox holds it
    for longer than that attempt can take, so that the worker sends it only if the attempt failed
@@ -61,7 +61,6 @@ from sqlalchemy import (
     Text,
     bindparam,
     cast,
-    delete,
     exists,
     literal_column,
     select,
@@ -115,11 +114,9 @@ PLACE = (rounds.insert().from_select(PLACED_FIELDS, select(
     ~exists().where(idempotency.c.player_id == players.c.id, idempotency.c.key == bindparam("request_key")),
 )).returning(rounds.c.id))
 
-# 4. The held rollback cancelled; the balance shown to the player: the wallet's answer, the wins
-# on their way to it (this round's too), if the round is not too soon; the round finished, if no
-# round of the game waits for a decision.
-CANCEL = (delete(outbox).where(outbox.c.target == wallets.TARGET, outbox.c.key == bindparam("p_key"),
-                               outbox.c.delivered_at.is_(None)).returning(outbox.c.id))
+# 4. The balance shown to the player: the wallet's answer, the wins on their way to it (this
+# round's too), if the round is not too soon; the round finished, if its placeholder still holds
+# the debit's rollback (taken now) and no round of the game waits for a decision.
 OWED = wallets.PENDING_WINS.scalar_subquery()
 SETTLE = (update(players)
           .where(players.c.id == bindparam("p_player"),
@@ -128,7 +125,7 @@ SETTLE = (update(players)
                   last_round_at=bindparam("p_now"))
           .returning(players.c.balance))
 FINISH = (update(rounds)
-          .where(rounds.c.id == bindparam("p_round"), rounds.c.status == "pending",
+          .where(rounds.c.id == bindparam("p_round"), wallets.HELD,
                  ~exists().where(OTHER.c.player_id == bindparam("p_player"), OTHER.c.game == bindparam("p_game"),
                                  is_awaiting(OTHER)))
           .values(status="complete", win=bindparam("p_win"), balance_before=bindparam("p_before"),
@@ -139,24 +136,24 @@ FINISH = (update(rounds)
 # SQLite's statements, as its driver takes them (see :mod:`slotforge.db.driver`).
 CREDIT = mail.ENQUEUE.returning(outbox.c.id)  # its id: the round's request sends it (see step 6)
 ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement in (
-    ("place", PLACE), ("message", mail.ENQUEUE), ("credit", CREDIT), ("cancel", CANCEL), ("settle", SETTLE),
-    ("finish", FINISH), ("entries", ENTRIES), ("key", STORE_KEY))}
+    ("place", PLACE), ("credit", CREDIT), ("settle", SETTLE), ("finish", FINISH), ("entries", ENTRIES),
+    ("key", STORE_KEY))}
 
 # PostgreSQL: each transaction is one call of a PL/pgSQL function (made by migration 0009, where
 # its statements are, each locking the player's row first), sent in autocommit: the call is the
-# whole transaction and its one round trip. ``slotforge_hold_debit`` answers the placeholder's id
-# (None: refused, nothing written); ``slotforge_settle_at_wallet`` the player's balance (None: the
-# rollback is no longer held, nothing written) and its credit's outbox id, and raises REFUSED for
-# a refusal after a change.
+# whole transaction and its one round trip. ``slotforge_hold_debit`` (migration 0011) answers the
+# placeholder's id (None: refused, nothing written); ``slotforge_settle_at_wallet`` the player's
+# balance (None: the placeholder no longer holds the rollback, nothing written) and its credit's
+# outbox id, and raises REFUSED for a refusal after a change.
 HOLD = text("""
 SELECT new_round FROM slotforge_hold_debit(
     p_player => :p_player, p_session => :p_session, p_game => :p_game, p_currency => :p_currency,
     p_jurisdiction => :p_jurisdiction, p_stake => :p_stake, p_now => :p_now, p_latest => :p_latest,
-    p_wallet_tx => :p_wallet_tx, p_request_key => :p_request_key, p_payload => :p_payload, p_due_at => :p_due_at)
+    p_wallet_tx => :p_wallet_tx, p_request_key => :p_request_key)
 """).bindparams(*(bindparam(name, type_=kind) for name, kind in (
     ("p_player", BigInteger), ("p_session", BigInteger), ("p_game", Text), ("p_currency", Text),
     ("p_jurisdiction", Text), ("p_stake", BigInteger), ("p_now", BigInteger), ("p_latest", BigInteger),
-    ("p_wallet_tx", Text), ("p_request_key", Text), ("p_payload", Text), ("p_due_at", BigInteger))))
+    ("p_wallet_tx", Text), ("p_request_key", Text))))
 SETTLE_AT_WALLET = text("""
 SELECT new_balance, credit_id FROM slotforge_settle_at_wallet(
     p_player => :p_player, p_round => :p_round, p_game => :p_game, p_wallet_tx => :p_wallet_tx,
@@ -245,8 +242,8 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
 
 
 def hold(server: Server, conn: Connection, auth: Auth, game: Game, stake: int, key: str) -> DebitIntent:
-    """Step 1's transaction on SQLite: the placeholder and the held rollback (:class:`Refused` if
-    a condition of the placeholder fails)."""
+    """Step 1's transaction on SQLite: the placeholder, which holds the debit's rollback
+    (:class:`Refused` if a condition of the placeholder fails)."""
     transaction, statements = DriverTransaction(conn, server.transaction.listeners), ON_SQLITE
     intent = server.seamless.intent(conn, auth.player_id, game.code, stake)
     round_ = transaction.first(statements["place"], dict(
@@ -255,7 +252,7 @@ def hold(server: Server, conn: Connection, auth: Auth, game: Game, stake: int, k
         request_key=key, latest=latest_allowed(auth, intent.held_at)))
     if round_ is None:
         raise Refused
-    transaction.send(statements["message"], server.seamless.placed(intent, round_[0]))
+    server.seamless.placed(intent, round_[0])
     return intent
 
 
@@ -264,15 +261,14 @@ def hold_postgres(server: Server, transaction: DriverTransaction, auth: Auth, ga
     """Step 1 on PostgreSQL: one call of ``slotforge_hold_debit`` on a connection in autocommit,
     which commits it (:class:`Refused`, nothing written, if a condition of the placeholder fails)."""
     intent = server.seamless.intent_for(info, auth.player_id, game.code, stake)
-    rollback = server.seamless.placed(intent, None)  # the round's id, in its payload too, is the call's to add
     (round_id,) = transaction.first(ON_POSTGRES["hold"], {
         "p_player": auth.player_id, "p_session": auth.session_id, "p_game": game.code, "p_currency": auth.currency,
         "p_jurisdiction": auth.jurisdiction_name, "p_stake": stake, "p_now": intent.held_at,
         "p_latest": latest_allowed(auth, intent.held_at), "p_wallet_tx": intent.transaction_id,
-        "p_request_key": key, "p_payload": rollback["payload"], "p_due_at": rollback["due_at"]})
+        "p_request_key": key})
     if round_id is None:
         raise Refused
-    intent.round_id = intent.body["round_id"] = round_id  # as :meth:`placed` keeps them, the id known
+    server.seamless.placed(intent, round_id)
     return intent
 
 
@@ -297,8 +293,6 @@ def commit(server: Server, conn: Connection, auth: Auth, game: Game, key: str, f
     its credit's outbox id and row, for :meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`
     (:class:`Refused` if a condition fails)."""
     transaction, statements = DriverTransaction(conn, server.transaction.listeners), ON_SQLITE
-    if transaction.first(statements["cancel"], {"p_key": intent.transaction_id}) is None:
-        raise Refused
     now, win = server.now(), to_minor(result.total_win, "total_win")
     settled = transaction.first(statements["settle"], {
         "p_player": auth.player_id, "p_reported": intent.balance, "p_win": win, "p_now": now,

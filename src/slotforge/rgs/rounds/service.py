@@ -248,7 +248,7 @@ class Server:
     def hold_debit(self, conn: Connection, auth: Auth, key: str, game: str, stake: int,
                    autoplay_id: int | None) -> DebitIntent | None:
         """In a transaction of its own (``conn``), before a seamless round's debit: refuse what
-        would refuse the round, then write its placeholder and its debit's held rollback (to be
+        would refuse the round, then write its placeholder, which holds its debit's rollback (to be
         :meth:`~SeamlessWallet.track`-ed once committed); unless a twin of this request got there
         first in another server process: its debit in flight (409 ``REQUEST_IN_PROGRESS``), or
         its answer stored (None: the caller answers from it)."""
@@ -291,7 +291,7 @@ class Server:
                  now: int) -> tuple[int, dict[str, Any]]:
         """A seamless debit that did not succeed: the round is void, its rollback delivered,
         nothing taken; 402 when the wallet said so, else 503."""
-        self.seamless.declined(conn, row["player_id"], row["id"], row["stake"], debit.transaction_id, now)
+        self.seamless.declined(conn, debit, now)
         reason = f"wallet: {error}"
         row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
                    wallet_tx=debit.transaction_id, wallet_status="rollback_pending",

@@ -9,18 +9,20 @@ How a round's money stays exact whatever fails:
 
 - **The debit** is sent before the round's transaction, with no lock held, so that a slow
   wallet holds up no other round (on SQLite the round's transaction holds the database's one
-  write lock). First the round's placeholder (status ``pending``, whose id the debit carries) and
-  the debit's *held* rollback are committed on their own (:meth:`SeamlessWallet.hold`): the
-  rollback falls due ``rollback_hold_s`` later unless cancelled. The placeholder carries the
-  request's Idempotency-Key, so that a twin of the request reaching another server process
-  meanwhile finds it and sends no debit of its own (``Server.hold_debit``: 409 while this
-  one's debit is out, the stored answer after). The debit is retried with the
-  same transaction id (:meth:`WalletClient.debit`). Then the round's transaction keeps it
-  (:meth:`SeamlessWallet.keep` cancels the held rollback, so the cancellation commits exactly
+  write lock). First the round's placeholder (status ``pending``, whose id the debit carries) is
+  committed on its own (:meth:`SeamlessWallet.hold`): it is the debit's *held* rollback
+  (``wallet_status`` ``debit_pending``), which falls due ``rollback_hold_s`` after the
+  placeholder's start unless the round takes it first (:class:`HeldDebits`: the outbox's worker
+  then writes the rollback as a message, due at once). The placeholder carries the request's
+  Idempotency-Key, so that a twin of the request reaching another server process meanwhile
+  finds it and sends no debit of its own (``Server.hold_debit``: 409 while this one's debit is
+  out, the stored answer after). The debit is retried with the same transaction id
+  (:meth:`WalletClient.debit`). Then the round's transaction keeps it (:meth:`SeamlessWallet.keep`
+  takes the hold, on the condition that it is still held, so that taking it commits exactly
   when the round does) and plays the round in the placeholder; or, for a debit that timed out,
-  failed or was refused, voids the round and makes the rollback due at once (402 or 503,
+  failed or was refused, voids the round and writes the rollback due at once (402 or 503,
   nothing taken). If the round's transaction fails, or the process dies before it commits, the
-  rollback is delivered (at once, or when it falls due in the next process) and its
+  rollback is delivered (at once, or when the hold falls due in the next process) and its
   acknowledgement voids the placeholder.
 - **The credit** (every completed round's, a zero win included, so the wallet can close the
   round) and **the rollback of a void round** are written to the outbox in the round's
@@ -48,14 +50,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
-from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, literal_column, select, update
 
 from slotforge.amounts import AmountError, parse_minor
 from slotforge.db.engine import Writer
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.money import to_text
 from slotforge.rgs.outbox import Message, Outbox
-from slotforge.rgs.schema import CREDIT_PENDING, operators, players, rounds
+from slotforge.rgs.schema import CREDIT_PENDING, is_pending, operators, players, rounds
 from slotforge.rgs.settings import OperatorSettings, Settings
 from slotforge.rgs.wallets.http1 import CallFailed, Http1Pool
 from slotforge.rgs.wallets.internal import ENTRY
@@ -83,6 +85,19 @@ ROUND_SETTLED = update(rounds).where(rounds.c.id == bindparam("p_round")).values
 ROUNDS_SETTLED = (update(rounds).where(rounds.c.id.in_(bindparam("p_rounds", expanding=True)))
                   .values(wallet_status=bindparam("p_status")))
 ROUND_TX = select(rounds.c.wallet_tx, rounds.c.game).where(rounds.c.id == bindparam("p_round"))
+# A debit's rollback held by its placeholder round: the placeholder pending, its debit not yet
+# taken by the round nor given up (written as the rollback's message).
+HELD = is_pending(rounds) & (rounds.c.wallet_status == literal_column("'debit_pending'"))
+TAKE_HOLD = (update(rounds).where(rounds.c.id == bindparam("p_round"), HELD)
+             .values(wallet_status=None).returning(rounds.c.id))
+GIVE_UP_HOLD = (update(rounds).where(rounds.c.id == bindparam("p_round"), HELD)
+                .values(wallet_status="rollback_pending").returning(rounds.c.id))
+HELD_COUNT = select(func.count()).select_from(rounds).where(HELD)
+# The holds older than the shortest of the operators' (read through ``ix_rounds_status``).
+OLD_HOLDS = (select(rounds.c.id, rounds.c.wallet_tx, rounds.c.stake, rounds.c.game, rounds.c.started_at,
+                    players.c.external_id, players.c.currency, operators.c.name)
+             .join(players, players.c.id == rounds.c.player_id).join(operators, operators.c.id == players.c.operator_id)
+             .where(HELD, rounds.c.started_at <= bindparam("p_before")).order_by(rounds.c.id))
 
 
 def encode(body: dict[str, Any]) -> bytes:
@@ -332,7 +347,8 @@ class SeamlessWallet:
         self.clients = {name: WalletClient(name, operator) for name, operator in self.settings.operators.items()
                         if operator.seamless}
         if self.clients:
-            self.outbox.register(TARGET, self.deliver, self.acknowledged, deliver_many=self.deliver_many)
+            self.outbox.register(TARGET, self.deliver, self.acknowledged, deliver_many=self.deliver_many,
+                                 holds=HeldDebits(self))
 
     # -- who is seamless ------------------------------------------------------------------------
     def kind_of(self, conn: Connection, operator_id: int) -> str:
@@ -365,11 +381,11 @@ class SeamlessWallet:
     # -- the debit: held rollback, call, keep -------------------------------------------------
     def hold(self, conn: Connection, placeholder: dict[str, Any], game: str) -> DebitIntent:
         """In a transaction of its own (``conn``): the round's placeholder (status ``pending``: its
-        id goes with the debit) and the rollback of its debit, due later unless the round's
-        transaction cancels it. :meth:`track` the intent once this is committed."""
+        id goes with the debit), which holds the rollback of its debit, due later unless the
+        round's transaction takes it. :meth:`track` the intent once this is committed."""
         intent = self.intent(conn, placeholder["player_id"], game, placeholder["stake"])
         round_id = conn.execute(INSERT_PLACEHOLDER, {**placeholder, "wallet_tx": intent.transaction_id}).scalar_one()
-        conn.execute(mail.ENQUEUE, self.placed(intent, round_id))
+        self.placed(intent, round_id)
         return intent
 
     def intent(self, conn: Connection, player_id: int, game: str, stake: int) -> DebitIntent:
@@ -382,14 +398,10 @@ class SeamlessWallet:
         return DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), hold_ms, 0, stake, {},
                            player_id=player_id, player=info)
 
-    def placed(self, intent: DebitIntent, round_id: int) -> dict[str, Any]:
-        """The debit's round placed as ``round_id`` (its id goes with the debit): the outbox's row
-        of its held rollback."""
+    def placed(self, intent: DebitIntent, round_id: int) -> None:
+        """The debit's round placed as ``round_id``: its id goes with the debit."""
         intent.round_id = round_id
         intent.body = self.body(intent.transaction_id, round_id, intent.player, intent.stake, intent.game)
-        return mail.message_row(TARGET, "rollback", intent.transaction_id,
-                                {"operator": intent.operator, "body": intent.body}, now=intent.held_at,
-                                hold_ms=intent.hold_ms, round_id=round_id)
 
     def track(self, intent: DebitIntent) -> None:
         """Follow a held debit (its placeholder committed) until :meth:`settle`."""
@@ -417,9 +429,9 @@ class SeamlessWallet:
         the cancellation commits with the round); why not, if it cannot be kept."""
         if intent.declined is not None:
             return intent.declined
-        # The held rollback must still be waiting: past half its hold the worker may be about to
-        # deliver it, and a debit it reverses must not be paid as a round.
-        if not self.in_time(intent) or not mail.cancel(conn, TARGET, intent.transaction_id):
+        # The rollback must still be held: past half its hold the worker may be about to give it
+        # up, and a debit it reverses must not be paid as a round.
+        if not self.in_time(intent) or conn.execute(TAKE_HOLD, {"p_round": intent.round_id}).first() is None:
             return Declined("WALLET_UNAVAILABLE", "the debit was answered too late; it is rolled back", unclear=True)
         intent.taken = True
         # The balance shown: the wallet's answer, and the wins on their way to it (a credit the
@@ -430,8 +442,8 @@ class SeamlessWallet:
         return None
 
     def in_time(self, intent: DebitIntent) -> bool:
-        """Whether a debit's held rollback can still be cancelled: before half its hold (past it,
-        the worker may be about to deliver it)."""
+        """Whether a debit's held rollback can still be taken: before half its hold (past it,
+        the worker may be about to give it up)."""
         return self.now() - intent.held_at <= intent.hold_ms // 2
 
     def settle(self, transaction: Callable[[], AbstractContextManager[Connection]], intent: DebitIntent,
@@ -450,9 +462,20 @@ class SeamlessWallet:
         return committed and intent.taken
 
     def roll_back_now(self, conn: Connection, intent: DebitIntent) -> None:
-        """Make a debit's held rollback due at once."""
-        mail.make_due(conn, TARGET, intent.transaction_id, self.now())
+        """A debit's held rollback given up: due at once."""
+        self.give_up(conn, intent.round_id, intent.transaction_id, intent.player, intent.stake, intent.game,
+                     self.now())
+
+    def give_up(self, conn: Connection, round_id: int, transaction_id: str, info: PlayerInfo, stake: int, game: str,
+                now: int) -> bool:
+        """The rollback held by a placeholder round written as a message due at once, the round
+        ``rollback_pending``; False (nothing written) if it is no longer held: taken by its
+        round, or given up already."""
+        if conn.execute(GIVE_UP_HOLD, {"p_round": round_id}).first() is None:
+            return False
+        conn.execute(mail.ENQUEUE, self.message("rollback", transaction_id, round_id, info, stake, game, now))
         self.outbox.wake()
+        return True
 
     def message(self, kind: str, transaction_id: str, round_id: int, info: PlayerInfo, amount: int, game: str,
                 now: int, hold_ms: int = 0) -> dict[str, Any]:
@@ -525,13 +548,13 @@ class SeamlessWallet:
         conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": None})
         return intent.shown
 
-    def declined(self, conn: Connection, player_id: int, round_id: int, amount: int, reference: str,
-                 now: int) -> None:
+    def declined(self, conn: Connection, intent: DebitIntent, now: int) -> None:
         """A debit that did not succeed: its round's stake and refund in the ledger (nothing
         moved), its rollback due now."""
-        void_entries(conn, player_id, round_id, amount, now)
-        mail.make_due(conn, TARGET, reference, now)
-        conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": reference, "p_status": "rollback_pending"})
+        void_entries(conn, intent.player_id, intent.round_id, intent.stake, now)
+        self.give_up(conn, intent.round_id, intent.transaction_id, intent.player, intent.stake, intent.game, now)
+        conn.execute(ROUND_WALLET, {"p_round": intent.round_id, "p_tx": intent.transaction_id,
+                                    "p_status": "rollback_pending"})
 
     def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
                reference: str | None = None, now: int) -> int:
@@ -600,6 +623,40 @@ class SeamlessWallet:
     async def _close_clients(self) -> None:
         for client in self.clients.values():
             await client.close()
+
+
+def owed(conn: Connection) -> int:
+    """The calls owed to the wallets: the messages not yet acknowledged and the rollbacks still
+    held by their placeholder rounds."""
+    return mail.pending(conn, TARGET) + conn.execute(HELD_COUNT).scalar_one()
+
+
+class HeldDebits:
+    """The debits' rollbacks held by their placeholder rounds (:data:`HELD`), for the outbox's
+    worker: each falls due ``rollback_hold_s`` (its operator's) after its placeholder's start,
+    and is then written as a message due at once."""
+
+    def __init__(self, wallet: SeamlessWallet) -> None:
+        self.wallet = wallet
+        self.shortest_ms = min(wallet.settings.operator(name).rollback_hold_s * 1000 for name in wallet.clients)
+
+    def fall_due(self) -> int:
+        now = self.wallet.now()
+        with self.wallet.engine.connect() as conn:  # read first: a write turn only when one fell due
+            old = conn.execute(OLD_HOLDS, {"p_before": now - self.shortest_ms}).all()
+        due = [row for row in old if row.started_at + self.hold_ms(row.name) <= now]
+        if not due:
+            return 0
+        with self.wallet.writer() as conn:
+            return sum(self.wallet.give_up(conn, row.id, row.wallet_tx, PlayerInfo(row.external_id, row.currency,
+                                                                                   row.name), row.stake, row.game, now)
+                       for row in due)
+
+    def hold_ms(self, operator: str) -> int:
+        return self.wallet.settings.operator(operator).rollback_hold_s * 1000
+
+    def count(self, conn: Connection) -> int:
+        return conn.execute(HELD_COUNT).scalar_one()
 
 
 def void_entries(conn: Connection, player_id: int, round_id: int, amount: int, now: int) -> None:
