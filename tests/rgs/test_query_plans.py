@@ -86,3 +86,17 @@ def test_every_hot_look_up_reads_its_partial_index(history):
             for index in indexes:
                 assert index in plan, f"{what}: {plan}"
             assert "ix_rounds_status" not in plan, f"{what}: {plan}"
+
+
+def test_the_outbox_workers_look_for_old_holds_reads_the_open_rounds_alone(history):
+    """Each pass of the outbox's worker looks for the debits' rollbacks held too long by their
+    placeholders: through the open rounds (by status), never the rounds' whole table."""
+    with history.connect() as conn:
+        if history.dialect.name == "sqlite":
+            plan = sqlite_plan(conn, str(seamless.OLD_HOLDS.compile(dialect=sqlite.dialect(paramstyle="named"))))
+        else:
+            sql = str(seamless.OLD_HOLDS.params(p_before=0).compile(dialect=postgresql.dialect(),
+                                                                     compile_kwargs={"literal_binds": True}))
+            plan = " | ".join(conn.exec_driver_sql(f"EXPLAIN {sql}").scalars())
+    assert "ix_rounds_status" in plan or "ix_rounds_pending" in plan, plan
+    assert "SCAN rounds" not in plan and "Seq Scan on rounds" not in plan, plan
