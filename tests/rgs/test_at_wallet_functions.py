@@ -260,25 +260,27 @@ def test_each_refusal_of_the_settling_changes_nothing(engine, server, refusal):
     assert (cause is None) if refusal == "no held rollback" else (cause.sqlstate == REFUSED)
 
 
+def settled_or_refused(server, engine: Engine, auth: Auth, intent: DebitIntent, outcome: list[Any]) -> None:
+    """Step 4, its outcome kept: the answer, or the cause of its refusal (None: refused before
+    any change)."""
+    try:
+        outcome.append(commit(server, engine, auth, intent))
+    except Refused as refused:
+        outcome.append(refused.__cause__)
+
+
 def test_a_round_left_awaiting_while_the_settling_waited_for_the_player_is_seen(engine, server):
     """The round is finished by a statement after the player's row is locked: it sees a round
     that a request of the player's holding that lock left awaiting when it committed."""
     auth = auth_of(engine)
     intent = hold(server, engine, auth)
     outcome: list[Any] = []
-
-    def call() -> None:
-        try:
-            outcome.append(commit(server, engine, auth, intent))
-        except Refused as refused:
-            outcome.append(refused.__cause__.sqlstate)
-
     with engine.begin() as other:  # another request of the player's: locks the row, leaves a round awaiting
         other.execute(select(players.c.id).with_for_update())
         other.execute(insert(rounds).values(round_row(auth.player_id, auth.session_id)))
-        caller = waiting_for_a_lock(engine, call)
+        caller = waiting_for_a_lock(engine, lambda: settled_or_refused(server, engine, auth, intent, outcome))
     caller.join(10)
-    assert outcome == [REFUSED]
+    assert [refusal.sqlstate for refusal in outcome] == [REFUSED]
     with engine.connect() as conn:
         assert conn.execute(select(rounds.c.wallet_status).where(rounds.c.id == intent.round_id)).scalar_one() \
             == "debit_pending", "still held"
@@ -290,17 +292,10 @@ def test_a_rollback_given_up_while_the_settling_waited_for_the_placeholder_is_se
     auth = auth_of(engine)
     intent = hold(server, engine, auth)
     outcome: list[Any] = []
-
-    def call() -> None:
-        try:
-            outcome.append(commit(server, engine, auth, intent))
-        except Refused as refused:
-            outcome.append(refused.__cause__)
-
     with server.seamless.writer() as worker:
         assert server.seamless.give_up(worker, intent.round_id, intent.transaction_id, intent.player, STAKE,
                                        "dynasty", NOW)
-        caller = waiting_for_a_lock(engine, call)
+        caller = waiting_for_a_lock(engine, lambda: settled_or_refused(server, engine, auth, intent, outcome))
     caller.join(10)
     assert outcome == [None], "refused, nothing written"
     with engine.connect() as conn:
