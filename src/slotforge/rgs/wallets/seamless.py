@@ -394,9 +394,12 @@ class SeamlessWallet:
 
     def intent_for(self, info: PlayerInfo, player_id: int, game: str, stake: int) -> DebitIntent:
         """:meth:`intent`, the player's details known (a caller with no connection at hand)."""
-        hold_ms = self.settings.operator(info.operator).rollback_hold_s * 1000
-        return DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), hold_ms, 0, stake, {},
-                           player_id=player_id, player=info)
+        return DebitIntent(uuid.uuid4().hex, info.operator, game, self.now(), self.hold_ms(info.operator), 0, stake,
+                           {}, player_id=player_id, player=info)
+
+    def hold_ms(self, operator: str) -> int:
+        """How long a debit's rollback is held by its placeholder (the operator's ``rollback_hold_s``)."""
+        return self.settings.operator(operator).rollback_hold_s * 1000
 
     def placed(self, intent: DebitIntent, round_id: int) -> None:
         """The debit's round placed as ``round_id``: its id goes with the debit."""
@@ -425,8 +428,8 @@ class SeamlessWallet:
             intent.declined = error
 
     def keep(self, conn: Connection, intent: DebitIntent) -> Declined | None:
-        """In the round's transaction: cancel the held rollback of a debit that succeeded (so
-        the cancellation commits with the round); why not, if it cannot be kept."""
+        """In the round's transaction: take the held rollback of a debit that succeeded (so that
+        taking it commits with the round); why not, if it cannot be kept."""
         if intent.declined is not None:
             return intent.declined
         # The rollback must still be held: past half its hold the worker may be about to give it
@@ -638,22 +641,19 @@ class HeldDebits:
 
     def __init__(self, wallet: SeamlessWallet) -> None:
         self.wallet = wallet
-        self.shortest_ms = min(wallet.settings.operator(name).rollback_hold_s * 1000 for name in wallet.clients)
+        self.shortest_ms = min(wallet.hold_ms(name) for name in wallet.clients)
 
     def fall_due(self) -> int:
         now = self.wallet.now()
         with self.wallet.engine.connect() as conn:  # read first: a write turn only when one fell due
             old = conn.execute(OLD_HOLDS, {"p_before": now - self.shortest_ms}).all()
-        due = [row for row in old if row.started_at + self.hold_ms(row.name) <= now]
+        due = [row for row in old if row.started_at + self.wallet.hold_ms(row.name) <= now]
         if not due:
             return 0
         with self.wallet.writer() as conn:
             return sum(self.wallet.give_up(conn, row.id, row.wallet_tx, PlayerInfo(row.external_id, row.currency,
                                                                                    row.name), row.stake, row.game, now)
                        for row in due)
-
-    def hold_ms(self, operator: str) -> int:
-        return self.wallet.settings.operator(operator).rollback_hold_s * 1000
 
     def count(self, conn: Connection) -> int:
         return conn.execute(HELD_COUNT).scalar_one()
