@@ -1,8 +1,8 @@
 """A round of an operator's own wallet (seamless), on the event loop and straight through.
 
 The money guarantees are those of :mod:`slotforge.rgs.wallets.seamless` (the debit's rollback
-held by the round's placeholder before the debit is sent, taken in the round's transaction); this module takes the
-waiting off threads and the common case off the general path. For a round of the plain kind
+held by the round's placeholder before the debit is sent, taken in the round's transaction);
+this module takes the waiting off threads and the common case off the general path. For a round of the plain kind
 (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at_wallet`:
 
 1. commits the round's placeholder (status ``pending``, its balances the player's), which holds

@@ -555,9 +555,8 @@ class SeamlessWallet:
         """A debit that did not succeed: its round's stake and refund in the ledger (nothing
         moved), its rollback due now."""
         void_entries(conn, intent.player_id, intent.round_id, intent.stake, now)
+        # The round is rollback_pending now (or was made so when the worker gave the hold up).
         self.give_up(conn, intent.round_id, intent.transaction_id, intent.player, intent.stake, intent.game, now)
-        conn.execute(ROUND_WALLET, {"p_round": intent.round_id, "p_tx": intent.transaction_id,
-                                    "p_status": "rollback_pending"})
 
     def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
                reference: str | None = None, now: int) -> int:
@@ -628,10 +627,15 @@ class SeamlessWallet:
             await client.close()
 
 
+def held(conn: Connection) -> int:
+    """How many debits' rollbacks their placeholder rounds hold."""
+    return conn.execute(HELD_COUNT).scalar_one()
+
+
 def owed(conn: Connection) -> int:
     """The calls owed to the wallets: the messages not yet acknowledged and the rollbacks still
     held by their placeholder rounds."""
-    return mail.pending(conn, TARGET) + conn.execute(HELD_COUNT).scalar_one()
+    return mail.pending(conn, TARGET) + held(conn)
 
 
 class HeldDebits:
@@ -656,7 +660,7 @@ class HeldDebits:
                        for row in due)
 
     def count(self, conn: Connection) -> int:
-        return conn.execute(HELD_COUNT).scalar_one()
+        return held(conn)
 
 
 def void_entries(conn: Connection, player_id: int, round_id: int, amount: int, now: int) -> None:
