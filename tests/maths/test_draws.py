@@ -18,7 +18,7 @@ from slotforge.cli import app
 from slotforge.engine import rng
 from slotforge.games import game_codes, load_game
 from slotforge.maths import draws as d
-from slotforge.maths.rng_report import FAMILY_ALPHA, all_draw_tests, lemire_is_exact
+from slotforge.maths.rng_report import FAMILY_ALPHA, all_draw_tests, lemire_is_exact, parse_dieharder
 
 SEED = 7_2026
 
@@ -112,6 +112,22 @@ def test_a_table_with_a_zero_weight_never_draws_it():
 
 def test_the_bounded_mapping_is_exact_on_small_words():
     assert lemire_is_exact(8)
+
+
+def test_a_weak_result_that_dieharder_re_ran_counts_once_with_its_outcome():
+    """``-Y 1`` prints a weak result, then the same test re-run with more samples: the report
+    counts the test once, as the re-run decided."""
+    output = """#=============================================================================#
+        test_name   |ntup| tsamples |psamples|  p-value |Assessment
+#=============================================================================#
+   sts_monobit|   1|    100000|     100|0.99950400|   WEAK
+   sts_monobit|   1|    100000|     200|0.61231100|  PASSED
+      sts_serial|   1|    100000|     100|0.44100000|  PASSED
+      sts_serial|   2|    100000|     100|0.00000010|  FAILED
+"""
+    results = parse_dieharder(output)
+    assert [(r.test, r.ntup, r.psamples, r.assessment) for r in results] == [
+        ("sts_monobit", 1, 200, "PASSED"), ("sts_serial", 1, 100, "PASSED"), ("sts_serial", 2, 100, "FAILED")]
 
 
 def test_rng_report_runs_dieharder_and_every_chi_square(tmp_path):

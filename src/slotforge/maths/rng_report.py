@@ -107,14 +107,16 @@ LINE = re.compile(r"^\s*(\S+)\|\s*(\d+)\|\s*(\d+)\|\s*(\d+)\|\s*([0-9.eE+-]+)\|\
 
 
 def parse_dieharder(output: str) -> list[DieharderResult]:
-    """dieharder's result lines (``name| ntup| tsamples| psamples| p-value| assessment``)."""
-    found = []
+    """dieharder's result lines (``name| ntup| tsamples| psamples| p-value| assessment``), one per
+    test: where ``-Y 1`` re-ran a weak result with more samples, the last line, its outcome."""
+    found: dict[tuple[str, int], DieharderResult] = {}
     for line in output.splitlines():
         match = LINE.match(line)
         if match:
             name, ntup, tsamples, psamples, p_value, assessment = match.groups()
-            found.append(DieharderResult(name, int(ntup), int(tsamples), int(psamples), float(p_value), assessment))
-    return found
+            found[name, int(ntup)] = DieharderResult(name, int(ntup), int(tsamples), int(psamples), float(p_value),
+                                                     assessment)
+    return list(found.values())
 
 
 def parse_tests(text: str) -> tuple[int, ...]:
