@@ -9,12 +9,17 @@ transaction: update an account's balance, a teller's and a branch's, insert a hi
 same shape of work as a round) with as many clients and for as long, on a scratch database of
 the same PostgreSQL, in the same run; each configuration is printed with its ratio to it, and
 the server's CPU time per round (and, on PostgreSQL, the database's; with the wallet or the
-jackpot service, theirs too: on a small machine they share the cores with the server).
+jackpot service, theirs too; and the load generator's: on a small machine they all share the
+cores with the server). A configuration compared with another (seamless with internal,
+networked with embedded) is also printed with what a round cost the whole machine in CPU, and
+the ratio of the two: where every core is busy, the rates are in that ratio (the
+``cores-bound ratio``), whatever the server does with its time.
 
 - ``internal``: Dynasty, the players' money in the server's own database (the reference);
 - ``seamless``: Dynasty, the players' money at ``slotforge wallet-demo`` (its own process and
-  SQLite database, no faults): every round's debit sent over HTTP, its credit delivered by the
-  outbox worker; the wallet calls still owed when the load stops show whether the outbox kept up;
+  SQLite database, no faults): every round's debit sent over HTTP, its credit sent as the round
+  answers (the outbox's worker sends what that attempt left); the wallet calls still owed when
+  the load stops show whether the outbox kept up;
 - ``embedded``: Divine Fortune, every round contributing to the Mega pool kept in the server's
   database (the reference for the next; a bonus start is answered with a decision);
 - ``networked``: Divine Fortune with the pool at a jackpot service (``slotforge jackpot serve``,
@@ -288,7 +293,9 @@ async def measure(port: int, key: str, count: int, seconds: float, seamless: boo
     health = await load(port, tokens, seconds, rounds=False)
     server, database = cpu_seconds(session_pids(server_pid)), cpu_seconds(database_pids(database_url))
     helped = {name: cpu_seconds([pid]) for name, pid in helpers.items()}
+    generator = os.times()
     played = await load(port, tokens, seconds, rounds=True, game=game)
+    generated = os.times()
     server_cpu = cpu_since(server, session_pids(server_pid))
     database_cpu = cpu_since(database, database_pids(database_url))
     helper_cpu = {name: cpu_since(helped[name], [pid]) for name, pid in helpers.items()}
@@ -300,7 +307,15 @@ async def measure(port: int, key: str, count: int, seconds: float, seamless: boo
         "server_cpu_ms_per_round": server_cpu * 1000 / len(played),
         **({"database_cpu_ms_per_round": database_cpu * 1000 / len(played)} if database else {}),
         **{f"{name}_cpu_ms_per_round": used * 1000 / len(played) for name, used in helper_cpu.items()},
+        "load_cpu_ms_per_round": (generated.user + generated.system - generator.user - generator.system)
+        * 1000 / len(played),
     }
+
+
+def machine_cpu_ms(figures: dict[str, float]) -> float:
+    """What a round cost every process of the run in CPU: the server, the database, the wallet or
+    the jackpot service, and the load generator (on a small machine they share the cores)."""
+    return sum(value for name, value in figures.items() if name.endswith("_cpu_ms_per_round"))
 
 
 def postgres_database() -> tuple[str, str]:
@@ -403,13 +418,17 @@ def describe(backend: str, label: str, figures: dict[str, float], reference: dic
     line = (f"{backend:10} {label:12} {figures['rounds_per_second']:8,.0f} durable rounds/s "
             f"({figures['pgbench_ratio']:.2f}x pgbench)   p50 {figures['p50_ms']:6.1f} ms   "
             f"p99 {figures['p99_ms']:6.1f} ms   server CPU {figures['server_cpu_ms_per_round']:.2f} ms/round")
-    for part in ("database", "wallet", "jackpot_service"):
+    for part in ("database", "wallet", "jackpot_service", "load"):
         if f"{part}_cpu_ms_per_round" in figures:
-            line += f" + {part.replace('_', ' ')} {figures[f'{part}_cpu_ms_per_round']:.2f}"
+            shown = "load generator" if part == "load" else part.replace("_", " ")
+            line += f" + {shown} {figures[f'{part}_cpu_ms_per_round']:.2f}"
     line += f"   GET /v1/health {figures['health_per_second']:8,.0f}/s"
     if reference:
         speed = figures["rounds_per_second"] / reference["rounds_per_second"]
         line += f"   vs {reference['label']}: rounds/s {speed:.2f}, p99 {figures['p99_ms'] / reference['p99_ms']:.2f}"
+        # Where every core is busy, the rates are in the inverse ratio of what a round costs them all.
+        line += (f", machine CPU a round {machine_cpu_ms(figures):.2f} ms against {machine_cpu_ms(reference):.2f} "
+                 f"(cores-bound ratio {machine_cpu_ms(reference) / machine_cpu_ms(figures):.2f})")
     if "owed" in figures:
         line += f"   owed to the wallet at the end {figures['owed']:,}"
     if "backlog_s" in figures:
