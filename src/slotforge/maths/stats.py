@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 
-from scipy.stats import norm
+# The standard library's quantile (Wichura's AS241, as SciPy's) agrees with ``scipy.stats.norm``
+# to a unit in the last place and spares every importer, the game server included, SciPy's
+# 0.6 s of import.
+STANDARD_NORMAL = NormalDist()
 
 
 def z(confidence: float) -> float:
     """The two-sided normal quantile for a confidence level (1.96 for 0.95)."""
-    return float(norm.ppf(0.5 + confidence / 2))
+    return STANDARD_NORMAL.inv_cdf(0.5 + confidence / 2)
 
 
 def summarise(rounds: int, win_units: int, squares: float, stake_units: int) -> dict[str, float]:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Query, Request
 from sqlalchemy import Float, cast, func, select
 
+from slotforge.maths.stats import summarise
 from slotforge.rgs.api import access, answers
 from slotforge.rgs.api.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.errors import ApiError, invalid, not_found
@@ -155,8 +156,6 @@ def refuse_at_the_wallet(row: dict[str, Any]) -> None:
 @router.get("/reports/games", response_model=None, responses=answers.GAME_REPORT)
 def game_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
-    from slotforge.maths.stats import summarise  # scipy: imported when a report is asked for, not at start-up
-
     server = server_of(request)
     ratio = cast(rounds.c.win, Float) / rounds.c.stake
     query = (
