@@ -414,13 +414,17 @@ def bench(backend: str, count: int, seconds: float, port: int, workers: int, set
                     drop(each)
 
 
+# The CPU a round cost the other processes of a run, as printed after the server's.
+OTHER_CPU = {"database": "database", "wallet": "wallet", "jackpot_service": "jackpot service",
+             "load": "load generator"}
+
+
 def describe(backend: str, label: str, figures: dict[str, float], reference: dict[str, float] | None) -> str:
     line = (f"{backend:10} {label:12} {figures['rounds_per_second']:8,.0f} durable rounds/s "
             f"({figures['pgbench_ratio']:.2f}x pgbench)   p50 {figures['p50_ms']:6.1f} ms   "
             f"p99 {figures['p99_ms']:6.1f} ms   server CPU {figures['server_cpu_ms_per_round']:.2f} ms/round")
-    for part in ("database", "wallet", "jackpot_service", "load"):
+    for part, shown in OTHER_CPU.items():
         if f"{part}_cpu_ms_per_round" in figures:
-            shown = "load generator" if part == "load" else part.replace("_", " ")
             line += f" + {shown} {figures[f'{part}_cpu_ms_per_round']:.2f}"
     line += f"   GET /v1/health {figures['health_per_second']:8,.0f}/s"
     if reference:

@@ -2,8 +2,8 @@
 
 The money guarantees are those of :mod:`slotforge.rgs.wallets.seamless` (the debit's rollback
 held by the round's placeholder before the debit is sent, taken in the round's transaction);
-this module takes the waiting off threads and the common case off the general path. For a round of the plain kind
-(:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at_wallet`:
+this module takes the waiting off threads and the common case off the general path. For a round
+of the plain kind (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at_wallet`:
 
 1. commits the round's placeholder (status ``pending``, its balances the player's), which holds
    its debit's rollback (``wallet_status`` ``debit_pending``): on SQLite :func:`hold`, one

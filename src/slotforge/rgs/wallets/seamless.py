@@ -464,10 +464,10 @@ class SeamlessWallet:
             self._intents.pop(intent.transaction_id, None)
         return committed and intent.taken
 
-    def roll_back_now(self, conn: Connection, intent: DebitIntent) -> None:
-        """A debit's held rollback given up: due at once."""
+    def roll_back_now(self, conn: Connection, intent: DebitIntent, now: int | None = None) -> None:
+        """A debit's held rollback given up: due at once (``now``, or the clock's)."""
         self.give_up(conn, intent.round_id, intent.transaction_id, intent.player, intent.stake, intent.game,
-                     self.now())
+                     self.now() if now is None else now)
 
     def give_up(self, conn: Connection, round_id: int, transaction_id: str, info: PlayerInfo, stake: int, game: str,
                 now: int) -> bool:
@@ -556,7 +556,7 @@ class SeamlessWallet:
         moved), its rollback due now."""
         void_entries(conn, intent.player_id, intent.round_id, intent.stake, now)
         # The round is rollback_pending now (or was made so when the worker gave the hold up).
-        self.give_up(conn, intent.round_id, intent.transaction_id, intent.player, intent.stake, intent.game, now)
+        self.roll_back_now(conn, intent, now)
 
     def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
                reference: str | None = None, now: int) -> int:
