@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from slotforge.maths.simulate import available_cores, simulate
+from slotforge.reports.simulate import available_cores, simulate
 
 SAME = ("rounds", "total_win_units", "hit_frequency", "max_win", "std", "features")
 

@@ -46,7 +46,7 @@ import json, sys, time
 from numba.core import event
 from slotforge.games import load_game
 from slotforge.games.warmup import warm_up
-from slotforge.maths.simulate import simulate_chunk
+from slotforge.reports.simulate import simulate_chunk
 
 code, rounds = sys.argv[1], int(sys.argv[2])
 

@@ -14,12 +14,12 @@ import subprocess
 import sys
 import time
 
-from slotforge.maths.simulate import simulate, simulate_chunk
+from slotforge.reports.simulate import simulate, simulate_chunk
 
 PLAIN = """
 import json, sys, time, warnings
 warnings.simplefilter("ignore")
-from slotforge.maths.simulate import simulate_chunk
+from slotforge.reports.simulate import simulate_chunk
 simulate_chunk(sys.argv[1], 1, 0, 10)
 started = time.perf_counter()
 part = simulate_chunk(sys.argv[1], 1, 0, int(sys.argv[2]))

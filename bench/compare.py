@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 TIMING = """
 import json, sys, time
-from slotforge.maths.simulate import simulate_chunk
+from slotforge.reports.simulate import simulate_chunk
 code, rounds, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 simulate_chunk(code, 1, 0, 1000)
 speeds = []

@@ -23,8 +23,8 @@ from slotforge.engine.model import ModelError
 from slotforge.engine.round import ForeignRecord
 from slotforge.engine.spin import make_scratch, pay_scatters
 from slotforge.games import maths_of
-from slotforge.maths.simulate import simulate
 from slotforge.maths.stats import z
+from slotforge.reports.simulate import simulate
 from tests import scripts
 
 QUIET = [["B"] * 5] * 3  # no line win, no scatter

@@ -13,7 +13,7 @@ from slotforge import games
 from slotforge.engine import round as rounds
 from slotforge.engine.game import Game
 from slotforge.engine.roles import Capabilities
-from slotforge.maths.simulate import simulate
+from slotforge.reports.simulate import simulate
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.rounds.service import carries_state
 

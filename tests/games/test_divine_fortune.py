@@ -26,7 +26,7 @@ from slotforge.games import load_game
 from slotforge.games.divine_fortune import kernels, maths
 from slotforge.games.divine_fortune.rules import mega_won, settle_round
 from slotforge.jackpot import InMemoryPool, PoolConfig
-from slotforge.maths.simulate import simulate_chunk
+from slotforge.reports.simulate import simulate_chunk
 from tests import scripts
 
 BET = {"bet_level": 2, "coin_value": "0.05"}  # total bet 20 x 2 x 0.05 = 2.00
@@ -592,7 +592,7 @@ def test_rtp_report_honours_its_options(game):
 
 
 def test_simulate_reports_what_players_get_back_with_the_jackpot_pool(game):
-    from slotforge.maths.simulate import simulate
+    from slotforge.reports.simulate import simulate
 
     report = simulate("divine-fortune", 200_000, seed=3)
     pool = report["jackpot_pool"]
@@ -682,8 +682,8 @@ def test_rows_and_cells_come_from_the_model(game):
 
 
 def test_the_par_sheet_shows_the_award_table_the_weights_and_which_rtp_is_which(game):
-    from slotforge.maths.par import par_sheet
-    from slotforge.maths.simulate import simulate
+    from slotforge.reports.par import par_sheet
+    from slotforge.reports.simulate import simulate
 
     report = maths.rtp_report(game, RtpOptions(rounds=500_000), workers=1)
     sheet = par_sheet(game, report, simulate("divine-fortune", 100_000, seed=1))

@@ -597,7 +597,7 @@ def test_simulation_agrees_with_the_rtp_report(tmp_path, monkeypatch):
     wrong RTP part of a percent fails it.
     """
     from slotforge.games.golden_grimoire import maths
-    from slotforge.maths.simulate import report, simulate_chunk
+    from slotforge.reports.simulate import report, simulate_chunk
 
     monkeypatch.setattr(maths, "FREE_FEATURES", 1 << 16)
     monkeypatch.setattr(maths, "FREE_MAX_BATCHES", 1)
@@ -631,7 +631,7 @@ def test_cli_simulates_with_the_feature_report(game):
 
 
 def test_shipped_model_hits_one_round_in_three_near_the_published_rtp(game):
-    from slotforge.maths.simulate import report, simulate_chunk
+    from slotforge.reports.simulate import report, simulate_chunk
 
     part = simulate_chunk("golden-grimoire", 3, 0, 2_000_000)
     result = report(game, game.simulation_bet(), part, 1.0, 3, 1, False)

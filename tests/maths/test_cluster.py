@@ -17,7 +17,7 @@ from slotforge.cli import MAX_ROUNDS, app
 from slotforge.engine.roles import RtpOptions
 from slotforge.games import load_game
 from slotforge.maths.cluster import parse_address
-from slotforge.maths.simulate import simulate
+from slotforge.reports.simulate import simulate
 
 FIGURES = ("rounds", "total_win_units", "hit_frequency", "max_win", "std", "rtp", "features")
 

@@ -18,7 +18,7 @@ from slotforge.cli import app
 from slotforge.engine import rng
 from slotforge.games import game_codes, load_game
 from slotforge.maths import draws as d
-from slotforge.maths.rng_report import FAMILY_ALPHA, all_draw_tests, lemire_is_exact, parse_dieharder
+from slotforge.reports.rng_report import FAMILY_ALPHA, all_draw_tests, lemire_is_exact, parse_dieharder
 
 SEED = 7_2026
 

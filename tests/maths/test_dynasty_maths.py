@@ -18,7 +18,7 @@ from slotforge.engine.spin import pay_screen
 from slotforge.games import maths_of
 from slotforge.games.dynasty.rules import Dynasty
 from slotforge.maths import exact
-from slotforge.maths.simulate import simulate, simulate_chunk
+from slotforge.reports.simulate import simulate, simulate_chunk
 
 # Statistical tests use fixed seeds (never flaky) and a stated confidence: a correct RTP lies
 # outside the simulator's 99% interval in at most 1% of seeds.
@@ -126,7 +126,7 @@ def test_plain_python_runs_the_same_rounds():
     """The compiled round and the same code as plain Python give identical results."""
     code = (
         "import json, warnings; warnings.simplefilter('ignore');"
-        "from slotforge.maths.simulate import simulate_chunk;"
+        "from slotforge.reports.simulate import simulate_chunk;"
         "p = simulate_chunk('dynasty', 3, 0, 3000);"
         "print(json.dumps([p.win_units, p.hits, p.max_units, [int(x) for x in p.tally]]))"
     )

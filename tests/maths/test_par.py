@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from slotforge.cli import app
 from slotforge.engine.model import paylines
 from slotforge.games import load_game, maths_of
-from slotforge.maths import par
 from slotforge.maths.distribution import distribution, player_intervals, volatility_index
-from slotforge.maths.par_figures import FINGERPRINT, exact_top_line_odds, sheet_fingerprint, top_line_award
-from slotforge.maths.plots import picture_names
-from slotforge.maths.simulate import simulate
+from slotforge.reports import par
+from slotforge.reports.par_figures import FINGERPRINT, exact_top_line_odds, sheet_fingerprint, top_line_award
+from slotforge.reports.plots import picture_names
+from slotforge.reports.simulate import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ import pytest
 
 from slotforge.engine.roles import RtpOptions
 from slotforge.games import load_game, maths_of
-from slotforge.maths.simulate import simulate
+from slotforge.reports.simulate import simulate
 
 CONFIDENCE = "99%"  # the level of every interval below (z = 2.5758)
 

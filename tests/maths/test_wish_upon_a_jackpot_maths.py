@@ -17,7 +17,7 @@ import pytest
 
 from slotforge.games import load_game, maths_of
 from slotforge.games.wish_upon_a_jackpot import maths
-from slotforge.maths.simulate import simulate
+from slotforge.reports.simulate import simulate
 
 CONFIDENCE = "99%"
 

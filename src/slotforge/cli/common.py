@@ -217,7 +217,7 @@ def checked_bet(game: Game, pairs: list[str]) -> dict[str, Any] | None:
 
 
 def workers_to_use(requested: int) -> int:
-    from slotforge.maths.simulate import worker_count
+    from slotforge.reports.simulate import worker_count
 
     workers, note = worker_count(requested)
     if note:

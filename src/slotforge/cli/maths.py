@@ -163,7 +163,7 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
     """Simulate with a progress bar: first while the round function compiles, then the rounds.
 
     Call it inside :func:`interrupts_end_the_run`."""
-    from slotforge.maths.simulate import simulate as run
+    from slotforge.reports.simulate import simulate as run
 
     where = f"the Dask cluster {cluster}" if cluster else f"{workers} worker(s)"
     loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
@@ -256,7 +256,7 @@ def par(
     With --out the sheet's pictures (PNG) are written beside it; without --out the sheet goes to
     standard output, without pictures. --out never overwrites a file unless --force is given.
     The project's own sheets are regenerated with --shipped only."""
-    from slotforge.maths.par import SHIPPED
+    from slotforge.reports.par import SHIPPED
 
     checked_cluster(cluster)
     used = 1 if cluster else workers_to_use(workers)
@@ -284,7 +284,7 @@ def par(
 
 def write_shipped_sheet(code: str, workers: int, cluster: str | None = None) -> None:
     """Regenerate the project's PAR sheet of ``code`` with its recorded settings."""
-    from slotforge.maths.par import SHIPPED, shipped_sheet_path
+    from slotforge.reports.par import SHIPPED, shipped_sheet_path
 
     if code not in SHIPPED:
         fail(f"GAME: {code!r} has no shipped PAR sheet; expected one of {sorted(SHIPPED)}")
@@ -301,7 +301,7 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
                 cluster: str | None = None, pictures: Path | None = None) -> str:
     """A PAR sheet: the RTP report, the simulation, and the win distribution with its pictures
     (drawn into the folder ``pictures``, beside the sheet; none for a sheet on standard output)."""
-    from slotforge.maths.par import par_sheet, sheet_data
+    from slotforge.reports.par import par_sheet, sheet_data
 
     with progress_bar(f"computing the RTP of {code}") as progress:
         task = progress.add_task(f"computing the RTP of {code}", total=None)

@@ -33,7 +33,7 @@ def rng_report(
     """Write the RNG report: dieharder on the live generator, chi-square tests of every mapped draw of
     every game, the mapping's proof of no bias, the seeding and re-seeding. Needs Debian's dieharder
     package (apt-get install dieharder) unless --no-dieharder."""
-    from slotforge.maths import rng_report as rr
+    from slotforge.reports import rng_report as rr
 
     path = output or guarded(lambda: rr.shipped_report_path())
     check_writable(path, force=output is None)

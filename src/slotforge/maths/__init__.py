@@ -1,1 +1,1 @@
-"""Exact calculators, the simulator and its statistics."""
+"""The maths below the games: exact calculators, the simulator's chunked runs on a cluster, statistics."""

@@ -17,7 +17,7 @@ from slotforge.engine.game import Game
 from slotforge.engine.model import paylines
 from slotforge.figures import describe, flatten, model_label, percent, points
 from slotforge.games import REGISTRY, SheetRun, maths_of
-from slotforge.maths.par_figures import (
+from slotforge.reports.par_figures import (
     FINGERPRINT,
     SheetData,
     configuration_section,
@@ -44,7 +44,7 @@ def sheet_data(game: Game, rounds: int, seed: int, folder: Path | None) -> Sheet
     """The win distribution (and each RTP configuration's) behind a sheet, with its pictures drawn
     into ``folder`` (none when the sheet goes to standard output)."""
     from slotforge.maths.distribution import distribution
-    from slotforge.maths.plots import draw_all
+    from slotforge.reports.plots import draw_all
 
     dist = distribution(game, min(rounds, PICTURE_ROUNDS), seed)
     bets = maths_of(game).rtp_configurations()
@@ -158,7 +158,7 @@ def rtp_rows(simulation: dict[str, Any]) -> list[str]:
 
 def par_sheet(game: Game, rtp: dict[str, Any], simulation: dict[str, Any], data: SheetData | None = None) -> str:
     """The PAR sheet of ``game`` as Markdown; with ``data``, its win distribution, pictures and the
-    figures of :mod:`slotforge.maths.par_figures`."""
+    figures of :mod:`slotforge.reports.par_figures`."""
     spec = game.spec
     command = f"slotforge par {game.code} --rounds {simulation['rounds']} --seed {simulation['seed']}"
     if SHIPPED.get(game.code) == SheetRun(simulation["rounds"], simulation["seed"]):
