@@ -1,7 +1,7 @@
 """Imports only go down: the engine knows no database and no server, the database plumbing knows
-neither the game server nor the jackpot service, and the jackpot service knows no game server.
-Inside the game server the rounds know no HTTP router, and wallets and jackpots know neither the
-rounds nor each other (docs/server.md, "Layout").
+neither the game server nor the jackpot service, and the jackpot service knows no game server and
+no game (its caller hands it the pools' parameters). Inside the game server the rounds know no HTTP
+router, and wallets and jackpots know neither the rounds nor each other (docs/server.md, "Layout").
 
 Below and above the games (docs/engine.md, "Layers"): the engine knows no maths and no game; the
 maths (``slotforge.maths``: exact, stats, runner, cluster, streams, draws, distribution, the games'
@@ -39,7 +39,7 @@ RULES = {
     **{f"slotforge.games.{game}.rules": (f"slotforge.games.{game}.maths",) for game in GAMES},
     "slotforge.reports": SERVER,
     "slotforge.db": ("slotforge.rgs", "slotforge.jackpot"),
-    "slotforge.jackpot": ("slotforge.rgs",),
+    "slotforge.jackpot": ("slotforge.rgs", "slotforge.games", "slotforge.reports", "slotforge.maths", "slotforge.cli"),
     "slotforge.rgs.rounds": ("slotforge.rgs.api",),
     "slotforge.rgs.backoffice": ("slotforge.rgs.api",),
     "slotforge.rgs.metrics": ("slotforge.rgs.api", "slotforge.rgs.rounds"),

@@ -12,6 +12,7 @@ from slotforge import logs
 
 if TYPE_CHECKING:
     from slotforge.jackpot.books import Books
+    from slotforge.jackpot.pool import PoolConfig
 
 from slotforge.cli.common import (
     Command,
@@ -54,9 +55,17 @@ def jackpot_serve(
         check_secret(secret)
     else:
         err.print("[yellow]warning:[/yellow] no --secret: bind the service to a private address", highlight=False)
-    service = guarded(lambda: create_service(database, secret=secret))
+    service = guarded(lambda: create_service(database, game_pools(), secret=secret))
     out.print(f"slotforge jackpot service on http://{host}:{port} (database {database})", highlight=False)
     uvicorn.run(service, host=host, port=port, log_level="info", timeout_graceful_shutdown=2, http=PROTOCOL)
+
+
+def game_pools() -> dict[str, PoolConfig]:
+    """The pool of every game that has one, named by the game's code: the pools the service keeps."""
+    from slotforge.games import game_codes, load_game
+
+    games = {code: load_game(code) for code in game_codes()}
+    return {code: game.pool_config() for code, game in games.items() if game.capabilities.jackpot_pool}
 
 
 def service_books(database: str) -> Books:

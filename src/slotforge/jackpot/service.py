@@ -62,18 +62,6 @@ class ClaimRequest(Body):
     rate: Rate = "1"
 
 
-def game_pools() -> dict[str, PoolConfig]:
-    """The pools of every game that has one, named by the game's code."""
-    from slotforge.games import game_codes, load_game
-
-    configs = {}
-    for code in game_codes():
-        game = load_game(code)
-        if callable(getattr(game, "pool_config", None)):
-            configs[code] = game.pool_config()
-    return configs
-
-
 def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
@@ -83,13 +71,14 @@ def bearer(secret: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {secret}"} if secret else {}
 
 
-def create_service(database_url: str, pools: dict[str, PoolConfig] | None = None,
+def create_service(database_url: str, pools: dict[str, PoolConfig],
                    clock: Callable[[], float] = time.time, secret: str | None = None) -> FastAPI:
-    """The service on ``database_url`` with ``pools`` (every game's pool when None). With
-    ``secret``, every call but the health check must carry it (``Authorization: Bearer``): the
-    service pays pots out to whoever claims them."""
+    """The service on ``database_url`` with ``pools``, each pool's parameters by its name (the
+    service knows no game: its caller says which pools there are). With ``secret``, every call
+    but the health check must carry it (``Authorization: Bearer``): the service pays pots out to
+    whoever claims them."""
     books = Books(connect(database_url), clock)
-    for name, config in (game_pools() if pools is None else pools).items():
+    for name, config in pools.items():
         books.ensure(name, config)
     unannounced = Unannounced(books.now())
 
