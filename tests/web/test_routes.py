@@ -16,7 +16,9 @@ from slotforge.engine.model import paylines
 from slotforge.games import game_codes, load_game
 from slotforge.rgs.app import create_app
 from slotforge.rgs.settings import load_settings
-from slotforge.rgs.volatility import FIGURES, SHEETS, read_sheets, volatility, word, write
+from slotforge.rgs.volatility import FIGURES, record, volatility, word
+
+SHEETS = Path(__file__).resolve().parents[2] / "docs" / "par"
 
 
 @pytest.fixture(scope="module")
@@ -122,35 +124,44 @@ def test_the_catalogue_gives_each_games_volatility_from_its_par_sheet(client):
 
 
 def test_volatility_words_follow_the_index_bands(tmp_path):
-    sheet = ("# X\n\n## Volatility and what a player sees\n\nStandard deviation of one round: 2.000 x total bet. "
-             "Volatility index (z x standard deviation): **3.29** at 90% confidence, 3.92 at 95%.\n\n"
-             "## RTP per bet configuration\n\n| bet | simulated RTP (99%) | hit frequency | volatility index (90%) |\n"
-             "|---|---|---|---|\n| level 1 | 95.0000% ± 0.1 percentage points | 30.00% | 3.29 |\n"
-             "| level 2 | 95.0000% ± 0.1 percentage points | 30.00% | 16.45 |\n\n## Next\n")
-    (tmp_path / "sheets").mkdir()
-    (tmp_path / "sheets" / "x.md").write_text(sheet)
-    (tmp_path / "sheets" / "y.md").write_text("# Y\n\nno volatility stated\n")
     figures = tmp_path / "volatility.json"
-    assert write(tmp_path / "sheets", figures) == {"x": {"std": "2.000", "index": "3.29", "by_bet": [
-        {"bet": "level 1", "index": "3.29"}, {"bet": "level 2", "index": "16.45"}]}}
-    assert volatility("x", figures) == {"word": "low", "std": "2.000", "index": "3.29", "by_bet": [
+    record("x", {"std": "2.000", "index": "3.29", "by_bet": []}, figures)
+    record("y", {"std": "9.000", "index": "14.80", "by_bet": [
+        {"bet": "level 1", "index": "3.29"}, {"bet": "level 2", "index": "16.45"}]}, figures)
+    record("x", {"std": "2.000", "index": "3.30", "by_bet": []}, figures)  # a game's entry replaced, no other
+    assert volatility("x", figures) == {"word": "low", "std": "2.000", "index": "3.30", "by_bet": []}
+    assert volatility("y", figures) == {"word": "medium-high", "std": "9.000", "index": "14.80", "by_bet": [
         {"bet": "level 1", "index": "3.29", "word": "low"}, {"bet": "level 2", "index": "16.45", "word": "high"}]}
     assert [word(i) for i in ("4.99", "5.00", "9.99", "10.00", "14.99", "15.00")] == [
         "low", "medium", "medium", "medium-high", "medium-high", "high"]
-    assert volatility("y", figures) is None
-    with pytest.raises(SystemExit, match="no PAR sheet"):  # an installed package has no docs/par to read
-        write(tmp_path / "nowhere", figures)
+    assert volatility("z", figures) is None
+
+
+CONFIGURATIONS = "| bet | simulated RTP (99%) | hit frequency | volatility index (90%) |"
+
+
+def configuration_rows(sheet: str) -> dict[str, str]:
+    """The volatility index of each row of a sheet's table of simulated bet configurations, by bet."""
+    table = sheet.split(CONFIGURATIONS, 1)[1].split("\n\n", 1)[0]
+    rows = [line.strip("|").split("|") for line in table.splitlines()[2:]]
+    return {cells[0].strip(): cells[-1].strip() for cells in rows}
 
 
 def test_the_shipped_volatility_is_the_par_sheets():
-    """The package ships the sheets' figures (an installed package has no docs/par): the file must
-    say what the sheets in docs/par say, and ship with the package."""
-    assert json.loads(FIGURES.read_text()) == read_sheets(SHEETS), (
-        "src/slotforge/rgs/volatility.json differs from docs/par: run `python -m slotforge.rgs.volatility`")
-    assert set(read_sheets(SHEETS)) == set(game_codes())
+    """The package ships the volatility of every game (an installed package has no docs/par), as
+    its sheet in docs/par states it: ``slotforge par --shipped`` writes both from the same data."""
+    shipped = json.loads(FIGURES.read_text())
+    assert set(shipped) == set(game_codes())
+    for code, figures in shipped.items():
+        sheet = (SHEETS / f"{code}.md").read_text()
+        assert (f"Standard deviation of one round: {figures['std']} x total bet. Volatility index (z x standard "
+                f"deviation): **{figures['index']}** at 90% confidence") in sheet, (
+            f"{FIGURES} differs from docs/par/{code}.md: regenerate both with `slotforge par --shipped {code}`")
+        rows = configuration_rows(sheet)
+        assert {row["bet"]: row["index"] for row in figures["by_bet"]} == (rows if len(rows) > 1 else {}), code
     package_data = tomllib.loads((SHEETS.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    shipped = FIGURES.relative_to(SHEETS.parents[1] / "src" / "slotforge").as_posix()
-    assert any(fnmatch.fnmatch(shipped, pattern) for pattern in package_data["slotforge"]), "not package data"
+    packaged = FIGURES.relative_to(SHEETS.parents[1] / "src" / "slotforge").as_posix()
+    assert any(fnmatch.fnmatch(packaged, pattern) for pattern in package_data["slotforge"]), "not package data"
 
 
 def client_sources() -> str:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -44,6 +44,9 @@ from slotforge.engine.game import Game, as_percent
 from slotforge.engine.roles import RtpOptions
 from slotforge.figures import describe, flatten, model_label, percent, points
 from slotforge.games import game_codes, load_game, maths_of
+
+if TYPE_CHECKING:
+    from slotforge.reports.par_figures import SheetData
 
 
 # -- games and their maths -----------------------------------------------------------------------
@@ -273,8 +276,8 @@ def par(
     the_game = guarded(lambda: load_game(game, model))
     if output is not None:
         check_writable(output, force)
-    sheet = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model,
-                        cluster, output.parent if output is not None else None)
+    sheet, _ = build_sheet(the_game, game, rounds_ or PAR_ROUNDS, PAR_SEED if seed is None else seed, used, model,
+                           cluster, output.parent if output is not None else None)
     if output is None:
         sys.stdout.write(sheet)
         return
@@ -283,24 +286,29 @@ def par(
 
 
 def write_shipped_sheet(code: str, workers: int, cluster: str | None = None) -> None:
-    """Regenerate the project's PAR sheet of ``code`` with its recorded settings."""
+    """Regenerate the project's PAR sheet of ``code`` with its recorded settings, and the
+    volatility the package ships from the same data."""
     from slotforge.reports.par import SHIPPED, shipped_sheet_path
+    from slotforge.reports.par_figures import volatility_figures
+    from slotforge.rgs.volatility import record
 
     if code not in SHIPPED:
         fail(f"GAME: {code!r} has no shipped PAR sheet; expected one of {sorted(SHIPPED)}")
     path = guarded(lambda: shipped_sheet_path(code))
     check_writable(path, force=True)
     settings = SHIPPED[code]
-    sheet = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None,
-                        cluster, path.parent)
+    sheet, data = build_sheet(guarded(lambda: load_game(code)), code, settings.rounds, settings.seed, workers, None,
+                              cluster, path.parent)
     write_atomically(path, sheet)
+    record(code, volatility_figures(data))
     out.print(f"wrote {path} ({settings.rounds:,} rounds, seed {settings.seed})")
 
 
 def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, model: Path | None,
-                cluster: str | None = None, pictures: Path | None = None) -> str:
+                cluster: str | None = None, pictures: Path | None = None) -> tuple[str, SheetData]:
     """A PAR sheet: the RTP report, the simulation, and the win distribution with its pictures
-    (drawn into the folder ``pictures``, beside the sheet; none for a sheet on standard output)."""
+    (drawn into the folder ``pictures``, beside the sheet; none for a sheet on standard output);
+    with the data its figures are made from."""
     from slotforge.reports.par import par_sheet, sheet_data
 
     with progress_bar(f"computing the RTP of {code}") as progress:
@@ -318,7 +326,7 @@ def build_sheet(game: Game, code: str, rounds_: int, seed: int, workers: int, mo
     with progress_bar(f"the win distribution of {code}") as progress:
         progress.add_task(f"the win distribution of {code} and its pictures", total=None)
         data = sheet_data(game, rounds_, seed, pictures)
-    return par_sheet(game, report, simulation, data)
+    return par_sheet(game, report, simulation, data), data
 
 
 

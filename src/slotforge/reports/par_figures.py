@@ -146,9 +146,30 @@ def configuration_section(game: Game, data: SheetData, rtp: dict[str, Any]) -> l
         hit = 1 - dist.counts[0] / dist.rounds
         lines.append(
             f"| {_bet_text(bet)} | {percent(dist.rtp)} ± {points(dist.ci99)} | {percent(hit, 2)} | "
-            f"{volatility_index(dist.std):.2f} |"
+            f"{index_text(dist.std)} |"
         )
     return lines + [""]
+
+
+def std_text(std: float) -> str:
+    """The standard deviation of one round (x total bet) as a sheet states it."""
+    return f"{std:.3f}"
+
+
+def index_text(std: float, confidence: float = 0.90) -> str:
+    """The volatility index at ``confidence`` as a sheet states it."""
+    return f"{volatility_index(std, confidence):.2f}"
+
+
+def volatility_figures(data: SheetData) -> dict[str, Any]:
+    """The volatility a sheet states, from the data the sheet is made from: ``{"std", "index",
+    "by_bet"}`` (``std`` x total bet, ``index`` at 90%, as the sheet writes them; ``by_bet`` lists
+    ``{"bet", "index"}`` where the sheet simulates several bet configurations). The game server
+    ships them with the package: ``slotforge par --shipped`` writes them into
+    ``rgs/volatility.json`` with each sheet."""
+    std = data.distribution.std
+    by_bet = [{"bet": _bet_text(bet), "index": index_text(dist.std)} for bet, dist in data.configurations]
+    return {"std": std_text(std), "index": index_text(std), "by_bet": by_bet if len(by_bet) > 1 else []}
 
 
 def volatility_section(dist: Distribution) -> list[str]:
@@ -156,8 +177,8 @@ def volatility_section(dist: Distribution) -> list[str]:
     return [
         "## Volatility and what a player sees",
         "",
-        f"Standard deviation of one round: {std:.3f} x total bet. Volatility index (z x standard deviation): "
-        f"**{volatility_index(std, 0.90):.2f}** at 90% confidence, {volatility_index(std, 0.95):.2f} at 95%.",
+        f"Standard deviation of one round: {std_text(std)} x total bet. Volatility index (z x standard deviation): "
+        f"**{index_text(std)}** at 90% confidence, {index_text(std, 0.95)} at 95%.",
         "",
         "A player's own RTP after n rounds lies within these bounds of the game's RTP with 95% confidence "
         "(normal approximation; over few rounds the distribution is skewed, most sessions below the RTP and a "
