@@ -4,12 +4,17 @@ Before any test runs, the session compiles every game's round function once, in 
 worker process per core, each game under its compile lock), into the cache that the tests, the
 server processes they start and the command line all share: no test waits for a compile that
 another test process is doing, and none compiles a game twice.
+
+It also makes sure PostgreSQL answers where the tests look for it (``tests/postgres.py``): where no
+server answers, it starts a throwaway cluster for the session, which every test process shares,
+and removes it at the end.
 """
 
 from __future__ import annotations
 
 import time
 
+import postgres
 import pytest
 
 from slotforge.games import game_codes, load_game
@@ -17,10 +22,11 @@ from slotforge.games.warmup import compile_games
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller warmed the games up
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller did all this
         return
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     started = time.monotonic()
+    session.config.stash[THROWAWAY_POSTGRES] = throwaway_postgres(reporter)
 
     def said(code: str, state: str) -> None:
         if reporter is not None:
@@ -30,6 +36,33 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     failed = [code for code, state in states.items() if state != "ready"]
     if failed:
         raise pytest.UsageError(f"warm-up: the round functions of {failed} did not compile (see above)")
+
+
+THROWAWAY_POSTGRES = pytest.StashKey["postgres.Cluster | None"]()
+
+
+def throwaway_postgres(reporter) -> postgres.Cluster | None:
+    """A cluster started for this session where no PostgreSQL answers at the tests' address
+    (None where one answers, or where none can be started: the PostgreSQL tests then say why)."""
+    unanswered = postgres.answers()
+    if unanswered is None:
+        return None
+    host, port = postgres.address()
+    try:
+        cluster = postgres.start_cluster()
+    except RuntimeError as error:
+        if reporter is not None:
+            reporter.write_line(f"PostgreSQL: none at {host}:{port} ({unanswered}), and none started: {error}")
+        return None
+    if reporter is not None:
+        reporter.write_line(f"PostgreSQL: none at {host}:{port}; a throwaway cluster started there ({cluster.folder})")
+    return cluster
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    cluster = config.stash.get(THROWAWAY_POSTGRES, None)
+    if cluster is not None:
+        cluster.stop()
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,10 @@
 in this process (fast, with a clock the test moves) and as a real process (for crashes and
 several servers on one database).
 
-PostgreSQL is found at 127.0.0.1:5432 (user postgres, no password); each test gets a database of
-its own. Without it the PostgreSQL tests skip, except under CI, where they fail (see
-``tests/services.py``).
+PostgreSQL is found at ``SLOTFORGE_TEST_POSTGRES`` (127.0.0.1:5432 by default, user postgres, no
+password), where the session starts a throwaway cluster if none answers (``tests/postgres.py``);
+each test gets a database of its own. Without either the PostgreSQL tests skip, except under CI,
+where they fail (see ``tests/services.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import postgres
 import psycopg
 import pytest
 from fastapi.testclient import TestClient
@@ -33,7 +35,6 @@ from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app, load_games
 from slotforge.rgs.settings import load_settings
 
-POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/{name}"
 BACKENDS = ["sqlite", "postgresql"]
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -49,16 +50,16 @@ def postgres_database() -> Iterator[str]:
     """A new, empty PostgreSQL database; dropped afterwards."""
     name = f"slotforge_rgs_{secrets.token_hex(4)}"
     try:
-        admin = psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres", autocommit=True,
-                                connect_timeout=3)
+        admin = psycopg.connect(postgres.admin_dsn(), autocommit=True, connect_timeout=3)
     except psycopg.OperationalError as error:
-        missing(f"PostgreSQL at 127.0.0.1:5432 is not reachable: {error}")
+        host, port = postgres.address()
+        missing(f"PostgreSQL at {host}:{port} is not reachable: {error}")
     with admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield POSTGRES.format(name=name)
+        yield postgres.url(name)
     finally:
-        with psycopg.connect("host=127.0.0.1 port=5432 user=postgres dbname=postgres", autocommit=True) as admin:
+        with psycopg.connect(postgres.admin_dsn(), autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
