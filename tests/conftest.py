@@ -12,6 +12,7 @@ and removes it at the end.
 
 from __future__ import annotations
 
+import os
 import time
 
 import postgres
@@ -19,6 +20,17 @@ import pytest
 
 from slotforge.games import game_codes, load_game
 from slotforge.games.warmup import compile_games
+
+
+def games_to_warm_up() -> list[str]:
+    """Every game, or those ``SLOTFORGE_WARM_UP`` names (comma-separated: a run of a few test
+    files that play only those, such as tools/mutation_check.py's; any other game a test plays
+    compiles on first use)."""
+    named = [code.strip() for code in os.environ.get("SLOTFORGE_WARM_UP", "").split(",") if code.strip()]
+    unknown = sorted(set(named) - set(game_codes()))
+    if unknown:
+        raise pytest.UsageError(f"SLOTFORGE_WARM_UP: unknown games {unknown}; expected some of {game_codes()}")
+    return named or game_codes()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -32,7 +44,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         if reporter is not None:
             reporter.write_line(f"warm-up: {code} {state} ({time.monotonic() - started:.0f} s)")
 
-    states = compile_games(game_codes(), on_change=said)
+    states = compile_games(games_to_warm_up(), on_change=said)
     failed = [code for code, state in states.items() if state != "ready"]
     if failed:
         raise pytest.UsageError(f"warm-up: the round functions of {failed} did not compile (see above)")

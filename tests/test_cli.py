@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from processes import wait_until_rounds_are_done
 from typer.testing import CliRunner
 
 from slotforge import __version__
@@ -331,18 +332,10 @@ def start_simulation(workers: str) -> subprocess.Popen:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def wait_for_rounds(process: subprocess.Popen) -> None:
-    """Wait until the rounds run (the command says so on standard error), then a little more."""
-    while "simulating dynasty" not in (line := process.stderr.readline()):
-        assert line, "the simulation never started"
-    time.sleep(2)
-    assert process.poll() is None
-
-
 @pytest.mark.parametrize("workers", ["1", "0"])
 def test_ctrl_c_stops_a_simulation_and_prints_what_ran(workers):
     process = start_simulation(workers)
-    wait_for_rounds(process)
+    wait_until_rounds_are_done(process)
     process.send_signal(signal.SIGINT)
     stdout, _ = process.communicate(timeout=60)
     assert process.returncode == 0
@@ -353,10 +346,10 @@ def test_ctrl_c_stops_a_simulation_and_prints_what_ran(workers):
 
 def test_ctrl_c_twice_and_more_still_ends_cleanly_with_the_figures():
     process = start_simulation("0")
-    wait_for_rounds(process)
+    wait_until_rounds_are_done(process)
     for _ in range(4):  # an impatient user, or `timeout -s INT` followed by another
         process.send_signal(signal.SIGINT)
-        time.sleep(0.05)
+        time.sleep(0.05)  # the pace of the presses, not a wait for anything
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 0, stderr
     report = json.loads(stdout)

@@ -1,6 +1,7 @@
 """docs/engine.md's new-game checklist, walked through by Two Doors (``toy/two_doors/``): a game
 laid out as every shipped game is, registered by one entry, plays a round, simulates and reports
-its RTP; and a game's declared capabilities are held to what its class does."""
+its RTP, and is held to its maths (its simulated rounds hold its exact RTP, for every strategy);
+and a game's declared capabilities are held to what its class does."""
 
 from __future__ import annotations
 
@@ -12,12 +13,17 @@ from toy.two_doors import TwoDoors
 from slotforge import games
 from slotforge.engine import round as rounds
 from slotforge.engine.game import Game
-from slotforge.engine.roles import Capabilities
+from slotforge.engine.roles import Capabilities, RtpOptions
 from slotforge.reports.simulate import simulate
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.rounds.service import carries_state
 
 SHIPPED = Path(games.__file__).parent
+# The simulation against the exact figure: a fixed seed (never flaky) and a stated confidence (a
+# correct game's simulation lies outside its 99% interval for one seed in a hundred).
+CONFIDENCE = "99%"
+SEED = 20261206
+ROUNDS = 1_000_000  # a 99% interval of about 0.003: a door paying one unit more moves the RTP by 0.05
 
 
 @pytest.fixture
@@ -42,9 +48,20 @@ def test_one_registry_entry_makes_a_game_playable_simulated_and_reported(registe
     record = rounds.play(game, {"level": 1}, choices=[0], source=rounds.seeded_words(3))
     assert record["game"] == "two-doors" and record["status"] == "awaiting"  # the double-or-nothing waits
     report = games.maths_of(game).rtp_report()
-    assert report["method"] == "exact" and 0 < report["rtp"] < 10
+    assert report["method"] == "exact" and report["rtp"] == sum(report["parts"].values())
     simulated = simulate("two-doors", 20_000, seed=4)
     assert simulated["rounds"] == 20_000 and simulated["features"] == {}
+
+
+@pytest.mark.parametrize("strategy", TwoDoors.strategies)
+def test_the_simulated_rounds_hold_the_exact_rtp(registered, strategy):
+    """The check every game passes before it ships: complete rounds through the round function
+    that pays players, their RTP within the 99% interval of the exact figure."""
+    exact_rtp = games.maths_of(games.load_game("two-doors")).rtp_report(RtpOptions(strategy=strategy))["rtp"]
+    simulated = simulate("two-doors", ROUNDS, seed=SEED, strategy=strategy)
+    assert simulated["rounds"] == ROUNDS and simulated["strategy"] == strategy
+    assert simulated["ci99"] < 0.005  # tight enough to see a pay off by one unit
+    assert abs(simulated["rtp"] - exact_rtp) < simulated["ci99"], CONFIDENCE
 
 
 def test_an_unregistered_game_has_no_maths():

@@ -11,6 +11,7 @@ import sys
 import time
 
 import pytest
+from processes import wait_until_rounds_are_done
 from typer.testing import CliRunner
 
 from slotforge.cli import MAX_ROUNDS, app
@@ -92,15 +93,10 @@ def test_ctrl_c_on_a_terminal_stops_a_cluster_run_and_prints_what_ran():
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
-        while "simulating dynasty" not in (line := process.stderr.readline()):
-            assert line, "the simulation never started"
-        time.sleep(2)
-        assert process.poll() is None
-        os.killpg(process.pid, signal.SIGINT)
-        time.sleep(0.3)
-        for _ in range(3):
+        wait_until_rounds_are_done(process)
+        for _ in range(4):
             os.killpg(process.pid, signal.SIGINT)
-            time.sleep(0.05)
+            time.sleep(0.05)  # the pace of the presses, not a wait for anything
         stdout, stderr = process.communicate(timeout=60)
     finally:
         if process.poll() is None:

@@ -24,36 +24,87 @@ from slotforge.reports.simulate import simulate, simulate_chunk
 # outside the simulator's 99% interval in at most 1% of seeds.
 Z99 = 2.5758
 
+# The reference for the brute force: Dynasty's rules as docs/games/dynasty.md states them,
+# written here apart from the engine's evaluator. Line pays in coins per coin on the line,
+# the EMPEROR's pays x total bet, and the 20 lines as the row shown on each reel (0 = top).
+LINE_PAYS = {
+    "DRAGON": {2: 2, 3: 50, 4: 250, 5: 1000}, "PHOENIX": {3: 40, 4: 150, 5: 500},
+    "TIGER": {3: 30, 4: 100, 5: 400}, "KOI": {3: 25, 4: 75, 5: 250}, "ACE": {3: 15, 4: 50, 5: 150},
+    "KING": {3: 15, 4: 40, 5: 125}, "QUEEN": {3: 10, 4: 30, 5: 100}, "JACK": {3: 5, 4: 25, 5: 100},
+    "TEN": {3: 5, 4: 20, 5: 75}, "NINE": {3: 5, 4: 15, 5: 75},
+}
+EMPEROR_PAYS = {2: 1, 3: 5, 4: 20, 5: 100}
+LINES = [[int(row) for row in line] for line in (
+    "11111 00000 22222 01210 21012 00100 22122 12221 10001 10101 "
+    "12121 01010 21212 11011 11211 01110 21112 02020 20202 02220").split()]
+OUTER = ["EMPEROR", "DRAGON", "ACE", "NINE", "KOI"]
+INNER = ["SEAL", "DRAGON", "EMPEROR", "TEN", "ACE", "SEAL"]
+SMALL_STRIPS = [OUTER, INNER, INNER[::-1], INNER, OUTER[::-1]]
+
+
+def reference_line_pay(symbols: list[str]) -> int:
+    """Coins per coin a line pays: the symbol on reel 1 and the run of it (or SEAL) from there."""
+    first = symbols[0]
+    run = 1
+    while run < len(symbols) and symbols[run] in (first, "SEAL"):
+        run += 1
+    return LINE_PAYS.get(first, {}).get(run, 0)
+
+
+def reference_screens(strips: list[list[str]]):
+    """Every screen of the strips (reel ``r`` stopped at ``s`` shows ``strip[s], strip[s+1], ...``
+    from the top), as columns of three symbols."""
+    for stops in itertools.product(*(range(len(strip)) for strip in strips)):
+        yield [[strip[(stop + row) % len(strip)] for row in range(3)] for strip, stop in zip(strips, stops, strict=True)]
+
+
+def reference_expectation(strips: list[list[str]], lines: int) -> tuple[float, float]:
+    """Expected pay per spin (x total bet) with 1 coin on each of the first ``lines`` lines, and
+    the chance of 3 or more EMPEROR, over every screen."""
+    total = triggers = screens = 0
+    for columns in reference_screens(strips):
+        line_coins = sum(reference_line_pay([columns[reel][row] for reel, row in enumerate(line)])
+                         for line in LINES[:lines])
+        emperors = sum(column.count("EMPEROR") for column in columns)
+        total += line_coins + EMPEROR_PAYS.get(emperors, 0) * lines
+        triggers += emperors >= 3
+        screens += 1
+    return total / screens / lines, triggers / screens
+
+
 def small_model(tmp_path) -> Dynasty:
     """Dynasty's paytable on short strips, small enough to enumerate every screen."""
     raw = json.loads(Dynasty.model_file.read_text())
-    outer = ["EMPEROR", "DRAGON", "ACE", "NINE", "KOI"]
-    inner = ["SEAL", "DRAGON", "EMPEROR", "TEN", "ACE", "SEAL"]
-    raw["reels"] = {mode: [outer, inner, inner[::-1], inner, outer[::-1]] for mode in ("base", "free")}
+    raw["reels"] = {mode: SMALL_STRIPS for mode in ("base", "free")}
     path = tmp_path / "small.json"
     path.write_text(json.dumps(raw))
     return Dynasty(path)
 
-def brute_force(game: Dynasty, reelset, lines_mask) -> tuple[float, float]:
-    """Expected pay per spin (x total bet) and trigger chance, over every stop combination."""
-    pay, lengths = game.tables.pay, reelset.lengths
-    total, triggers, screens = 0, 0, 0
-    found = np.zeros(MAX_SCATTERS, dtype=np.int64)
-    for stops in itertools.product(*(range(n) for n in lengths)):
-        stops = np.array(stops, dtype=np.int64)
-        win, scatters = pay_screen(pay, reelset.masks, reelset.counts, stops, lines_mask, 1, 1, events.off(), found)
-        total += win
-        triggers += scatters >= 3
-        screens += 1
-    return total / screens, triggers / screens
 
-def test_exact_screen_maths_equals_brute_force(tmp_path):
+@pytest.mark.parametrize("lines", [1, 20])
+def test_exact_screen_maths_equals_brute_force(tmp_path, lines):
     game = small_model(tmp_path)
     figures = exact.screen_maths(game.tables.pay, game.tables.base, len(game.codes))
-    # One line, one unit staked: line expectation plus scatter pays (x total bet = 1 unit).
-    expected, trigger = brute_force(game, game.tables.base, np.uint64(1))
+    expected, trigger = reference_expectation(SMALL_STRIPS, lines)
+    assert expected > 0 and trigger > 0  # the strips show both line and scatter wins
     assert figures.line_rtp + figures.scatter_rtp == pytest.approx(expected, rel=1e-12)
     assert figures.at_least(3) == pytest.approx(trigger, rel=1e-12)
+
+
+def test_the_engine_pays_every_screen_as_the_reference(tmp_path):
+    """Screen by screen, all 20 lines: the engine's line and scatter pays are the reference's."""
+    game = small_model(tmp_path)
+    pay, reelset = game.tables.pay, game.tables.base
+    found = np.zeros(MAX_SCATTERS, dtype=np.int64)
+    all_lines = np.uint64((1 << 20) - 1)
+    stops_of = itertools.product(*(range(len(strip)) for strip in SMALL_STRIPS))
+    for stops, columns in zip(stops_of, reference_screens(SMALL_STRIPS), strict=True):
+        win, _ = pay_screen(pay, reelset.masks, reelset.counts, np.array(stops, dtype=np.int64), all_lines,
+                            20, 1, events.off(), found)
+        lines = sum(reference_line_pay([columns[reel][row] for reel, row in enumerate(line)]) for line in LINES)
+        emperors = sum(column.count("EMPEROR") for column in columns)
+        assert win == lines + 20 * EMPEROR_PAYS.get(emperors, 0), (stops, columns)
+
 
 def test_every_line_pays_the_same_on_average(tmp_path):
     """So the RTP is the same whatever number of lines is enabled."""
@@ -68,6 +119,7 @@ def test_every_line_pays_the_same_on_average(tmp_path):
             total += line_wins(pay, game.tables.base.masks, stops, mask, 1, events.off())
         per_line.append(total)
     assert len(set(per_line)) == 1 and per_line[0] > 0
+
 
 def test_retrigger_closed_form_matches_the_branching_process():
     chance, award, retrigger = 0.03, 10, 10

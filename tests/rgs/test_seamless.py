@@ -335,6 +335,16 @@ def test_a_credit_is_retried_until_the_wallet_acknowledges_it(casino, wallet, cl
     assert player.get(f"/v1/rounds/{answer['round']['id']}").json()["round"]["wallet"]["status"] == "settled"
 
 
+def fail_the_rounds_transaction(server, monkeypatch, reason: str) -> None:
+    """Every round's transaction raises ``RuntimeError(reason)``, after the debit was sent."""
+    def failed(*args, **kwargs):
+        raise RuntimeError(reason)
+
+    monkeypatch.setattr(at_wallet, "commit", failed)  # the round's transaction, straight through (SQLite)
+    monkeypatch.setattr(at_wallet, "commit_postgres", failed)  # (PostgreSQL: one call)
+    monkeypatch.setattr(server, "once_in", failed)  # and on the general path
+
+
 def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(casino, wallet, clock, monkeypatch):
     """A crash between the debit and the round's commit: the process dies (here: its round's
     transaction fails and it settles nothing, as a dead process would). What is left is the
@@ -343,13 +353,7 @@ def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(
     the stake and the placeholder becomes a void round."""
     player = seamless_player(casino, wallet)
     server = casino.server
-
-    def killed(*args, **kwargs):
-        raise RuntimeError("the process dies before the round commits")
-
-    monkeypatch.setattr(at_wallet, "commit", killed)  # the round's transaction, straight through (SQLite)
-    monkeypatch.setattr(at_wallet, "commit_postgres", killed)  # (PostgreSQL: one call)
-    monkeypatch.setattr(server, "once_in", killed)  # and on the general path
+    fail_the_rounds_transaction(server, monkeypatch, "the process dies before the round commits")
     monkeypatch.setattr(server.seamless, "done", lambda *args, **kwargs: True)  # and nothing settled after it
     with pytest.raises(RuntimeError):  # the test client re-raises what the server would answer 500 for
         player.play()
@@ -365,6 +369,24 @@ def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(
     assert stored["status"] == "void" and stored["wallet"]["status"] == "rolled_back"
     debit = [tx for tx in wallet.books()["transactions"] if tx["id"] == stored["wallet"]["transaction_id"]][0]
     assert debit["status"] == "rolled_back" and debit["round_id"] == stored["id"]
+    with server.engine.connect() as conn:
+        assert audit(conn) == []
+
+
+def test_a_debit_whose_round_fails_to_commit_in_a_live_process_is_rolled_back_at_once(casino, wallet, monkeypatch):
+    """The round's transaction fails after the wallet took the stake, and the process lives on:
+    it gives the debit's held rollback up at once, so the wallet refunds the stake with the
+    server's clock standing still (not ``rollback_hold_s`` later, as after a crash)."""
+    player = seamless_player(casino, wallet)
+    server = casino.server
+    fail_the_rounds_transaction(server, monkeypatch, "the round's transaction fails")
+    with pytest.raises(RuntimeError):  # the test client re-raises what the server would answer 500 for
+        player.play()
+    monkeypatch.undo()
+    assert server.outbox.drain(timeout=30, target="wallet"), "the rollback waits for its hold: not given up"
+    assert wallet.balance(player.player_id) == "10.00"
+    stored = player.get("/v1/rounds").json()["rounds"][0]
+    assert stored["status"] == "void" and stored["wallet"]["status"] == "rolled_back"
     with server.engine.connect() as conn:
         assert audit(conn) == []
 

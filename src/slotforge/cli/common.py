@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -230,6 +231,26 @@ def log_line(text: str) -> None:
     progress bar says it)."""
     if not err.is_terminal:
         err.print(escape(text))
+
+
+PROGRESS_LOG_EVERY_S = 30.0  # how often a log hears of a long run's progress (a terminal sees the bar)
+
+
+def logged_progress(total: int, what: str) -> Callable[[int], None]:
+    """A counter of ``what`` done out of ``total`` that says so on standard error when it is a
+    log: at the first report, then at most every ``PROGRESS_LOG_EVERY_S`` seconds."""
+    done = 0
+    last_said: float | None = None
+
+    def advance(count: int) -> None:
+        nonlocal done, last_said
+        done += count
+        now = time.monotonic()
+        if last_said is None or now - last_said >= PROGRESS_LOG_EVERY_S:
+            last_said = now
+            log_line(f"{done:,} of {total:,} {what} done")
+
+    return advance
 
 
 @contextmanager

@@ -32,6 +32,7 @@ from slotforge.cli.common import (
     guarded,
     json_option,
     log_line,
+    logged_progress,
     model_option,
     out,
     progress_bar,
@@ -173,6 +174,7 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
     if cluster:
         reaching = "starting a local Dask cluster" if cluster.startswith("local:") else f"connecting to {cluster}"
         loading = f"{reaching}, loading {game.spec.name}'s round function on every worker…"
+    logged = logged_progress(rounds_, "rounds")
     with progress_bar("") as progress:
         task = progress.add_task(loading, total=None)
         log_line(loading)
@@ -182,10 +184,14 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
             progress.reset(task, total=rounds_, description=f"simulating {code}")
             log_line(f"simulating {code}: {rounds_:,} rounds on {where}…")
 
+        def advance(rounds_done: int) -> None:
+            progress.advance(task, rounds_done)
+            logged(rounds_done)
+
         try:
             return guarded(lambda: run(
                 code, rounds_, seed=seed, workers=workers, model=model, bet=bet, strategy=strategy,
-                progress=lambda n: progress.advance(task, n), on_compiled=compiled, cluster=cluster,
+                progress=advance, on_compiled=compiled, cluster=cluster,
             ))
         except KeyboardInterrupt:
             err.print("interrupted while compiling the round function: nothing was simulated")
