@@ -196,6 +196,18 @@ def test_workers_above_the_cores_are_capped_with_a_word():
     assert json.loads(result.stdout)["workers"] < 99
 
 
+def test_the_workers_announced_are_the_workers_that_ran():
+    """Fewer rounds than two chunks keep one worker busy: the progress line says so (and why)
+    before the run, as the report does after it."""
+    result = invoke("simulate", "dynasty", "-n", "1000", "-w", "2")
+    assert result.exit_code == 0, result.output
+    announced = re.search(r"rounds on (\d+) worker\(s\)", result.stderr)
+    reported = re.search(r"rounds/s on (\d+) worker\(s\)", result.stdout)
+    assert announced and reported, result.output
+    assert announced.group(1) == reported.group(1) == "1"
+    assert "a worker takes whole chunks" in result.stderr
+
+
 # -- usage errors: one line, exit 2 ----------------------------------------------------------
 @pytest.mark.parametrize(
     ("args", "fragments"),

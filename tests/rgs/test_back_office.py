@@ -200,6 +200,25 @@ def test_a_player_is_found_with_balance_sessions_and_ledger(office):
     assert len(seen["sessions"]) == 1 and seen["open_rounds"] == []
 
 
+def test_a_player_is_found_by_any_part_of_the_id_in_any_case(office):
+    a, _b, players, _played, _app, _url = office
+    ann = players["ann"].player_id  # "ann-1f2e3d": its random tail is in no other id
+    tail = ann.split("-")[1]
+    for part in (tail, tail[2:].upper(), "nn-"):  # its end, its middle, in capitals
+        assert [p["player_id"] for p in a.operator("GET", "/v1/operator/players", params={"q": part}).json()[
+            "players"]] == [ann], part
+
+
+def test_a_search_forms_blank_fields_mean_any(office):
+    """A form sends every field, the blank ones as ``?player=&game=``: the same rounds as none sent."""
+    a = office[0]
+    blank = {field: "" for field in ("player", "game", "status", "from", "to", "min_win", "max_win")}
+    answer = a.operator("GET", "/v1/operator/rounds/search", params=blank)
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == a.operator("GET", "/v1/operator/rounds/search").json()
+    assert answer.json()["rounds"]
+
+
 def test_rounds_are_found_by_player_game_status_and_win_and_open_with_their_record(office):
     a, _b, players, played, _app, _url = office
     bob = players["bob"].player_id

@@ -4,12 +4,14 @@ compile lock, the worker processes, and what a request meets while a game is not
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
 
 import pytest
 
-from slotforge.games import REGISTRY
+from slotforge.games import REGISTRY, warmup
 from slotforge.games.warmup import (
     COMPILING,
     FAILED,
@@ -53,11 +55,35 @@ def test_another_games_lock_does_not_wait():
         assert got.wait(5)
 
 
-def test_the_longest_compile_starts_first_and_a_game_not_measured_last():
+def test_the_longest_compile_starts_first_and_a_game_not_measured_last(monkeypatch):
+    monkeypatch.setattr(warmup, "measured_compile_s", lambda code: None)  # a machine that never compiled
     lobby_order = list(REGISTRY)
     order = compile_order([*lobby_order, "a-new-game"])
     assert order[0] == "wish-upon-a-jackpot" and order[-1] == "a-new-game"
     assert sorted(order) == sorted([*lobby_order, "a-new-game"])  # every game, once
+
+
+def test_this_machines_measured_compiles_order_the_next_warm_up(monkeypatch, tmp_path):
+    monkeypatch.setattr(warmup, "timing_path", lambda code: tmp_path / f"{code}.seconds")
+    seconds = {"dynasty": 80.0, "divine-fortune": 30.0, "moon-of-fortune": 55.5}
+    for code, measured in seconds.items():
+        (tmp_path / f"{code}.seconds").write_text(str(measured))
+    assert compile_order(["divine-fortune", "moon-of-fortune", "dynasty"]) == [
+        "dynasty", "moon-of-fortune", "divine-fortune"]
+    # One game never measured here: the shipped order, not a guess mixing the two.
+    assert compile_order(["divine-fortune", "golden-grimoire", "moon-of-fortune"]) == [
+        "golden-grimoire", "moon-of-fortune", "divine-fortune"]
+
+
+def test_a_warmup_says_what_its_worker_did_not_only_how_it_loaded(caplog):
+    """Every game is in the session's cache: the worker loaded it, and the log says so (a
+    game compiled by its worker says "compiled in a worker", as the cold server's test sees)."""
+    warmup_ = Warmup(["dynasty"], workers=1)
+    with caplog.at_level(logging.INFO, logger="slotforge.games"):
+        warmup_.start()
+        assert warmup_.wait(600)
+    ready = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("game dynasty ready"))
+    assert re.search(r"loaded from the cache in a worker in \d+ s, loaded in [\d.]+ s", ready), ready
 
 
 def test_compiling_reports_each_game_and_a_failure_is_a_failure_not_a_hang():

@@ -11,17 +11,21 @@ taken here (``SLOTFORGE_SCREENSHOTS=1``)."""
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import subprocess
 import sys
 from contextlib import ExitStack
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
 from backoffice_runs import play_real, seeded, winning_screen
+from playwright.sync_api import expect
 from sqlalchemy import select
 
 from slotforge.rgs.api import access
@@ -180,7 +184,7 @@ def test_a_round_is_found_by_its_player_and_its_screens_open(page_of, office):
     page = page_of()
     page.get_by_role("link", name="Rounds").click()
     bob = office["players"]["bob"]
-    page.get_by_label("Started from (UTC)").fill("2020-01-01T00:00")
+    page.get_by_label("Started from (your time)").fill("2020-01-01T00:00")
     page.get_by_label("Player").fill(bob)
     page.get_by_role("button", name="Find").click()
     lines = page.get_by_role("table", name="rounds").locator("tbody tr")
@@ -206,6 +210,7 @@ def test_voiding_a_completed_round_keeps_the_books_balanced(page_of, office):
     page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
     page.get_by_role("heading", name=f"Round {target['id']}").wait_for()
     page.get_by_label("Reason (the malfunction)").fill("reels stopped out of sync")
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Void the round").click()
     page.locator("#round-status", has_text="void (reels stopped out of sync)").wait_for()
     kinds = page.get_by_role("table", name="round ledger").locator("tbody td:nth-child(2)").all_inner_texts()
@@ -230,11 +235,36 @@ def test_the_live_rtp_flag_is_raised_for_a_forced_run_and_not_for_an_honest_one(
     shoot(honest, "rtp")
 
 
+def test_the_live_rtp_is_drawn_converging_inside_its_band_over_a_chosen_period(page_of, office):
+    """Each game's RTP after each of its rounds, drawn with uPlot against its 99% band: the honest
+    run's 300 rounds end where the report's actual RTP stands, inside the band; the forced run's
+    end outside it; a period with no rounds draws nothing."""
+    key = {"X-Api-Key": office["keys"]["honest"]}
+    report = httpx.get(f"{office['url']}/v1/operator/reports/rtp", headers=key).json()["games"][0]
+    honest = page_of("honest")
+    honest.get_by_role("link", name="Live RTP").click()
+    chart = honest.locator(".rtp-chart[data-game=dynasty]")
+    chart.locator(".uplot canvas").wait_for()
+    assert chart.get_attribute("data-rounds") == "300" == str(report["rounds"])
+    assert abs(float(chart.get_attribute("data-last-rtp")) - float(report["rtp"])) <= 5e-7  # the report: 6 places
+    assert chart.get_attribute("data-last-outside") == "false"
+    shoot(honest, "rtp-chart")
+    forced = page_of("forced")
+    forced.get_by_role("link", name="Live RTP").click()
+    forced.locator(".rtp-chart[data-game=dynasty] .uplot canvas").wait_for()
+    assert forced.locator(".rtp-chart[data-game=dynasty]").get_attribute("data-last-outside") == "true"
+    forced.get_by_label("Rounds finished from (day)").fill("2000-01-01")
+    forced.get_by_label("to (day, included)").fill("2000-12-31")
+    forced.get_by_role("button", name="Show").click()
+    forced.locator("p.empty").wait_for()
+    assert forced.locator(".rtp-chart").count() == 0
+
+
 def test_a_player_is_looked_up_with_balance_and_ledger(page_of, office):
     page = page_of()
     page.get_by_role("link", name="Players").click()
     ann = office["players"]["ann"]
-    page.get_by_label("Player id starts with").fill(ann[:5])
+    page.get_by_label("Player id contains").fill(ann[2:7].upper())  # inside the id, in another case
     page.get_by_role("button", name="Find").click()
     page.get_by_role("link", name=ann).click()
     page.get_by_role("heading", name=f"Player {ann}").wait_for()
@@ -280,3 +310,78 @@ def test_a_held_jackpot_claim_is_settled_from_the_outbox_page(page_of, office):
     page.get_by_role("heading", name="Jackpot claims held at the jackpot service").wait_for()
     page.wait_for_function("!document.querySelector('table[aria-label=\"held claims\"]')")
     assert {e["key"]: e["status"] for e in office["service"].entries(kind="claim")}[key] == "confirmed"
+
+
+def test_a_void_asks_for_its_reason_and_a_confirmation(page_of, office):
+    page = page_of()
+    target = office["played"]["bob"][1]
+    page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
+    page.get_by_role("heading", name=f"Round {target['id']}").wait_for()
+    voids: list[str] = []
+    page.on("request", lambda request: request.url.endswith("/void") and voids.append(request.url))
+    asked: list[str] = []
+
+    def answer(dialog: Any, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.get_by_role("button", name="Void the round").click()  # no reason given
+    expect(page.locator("#void .error")).to_have_text(re.compile("^Say why the round is void"))
+    page.get_by_label("Reason (the malfunction)").fill("a reel stuck")
+    page.once("dialog", lambda dialog: answer(dialog, accept=False))
+    page.get_by_role("button", name="Void the round").click()
+    expect(page.locator("#void .error")).to_have_text("Not voided.")
+    assert voids == [] and asked and f"Void round {target['id']} of player {office['players']['bob']}?" in asked[0]
+    assert f"stake of {target['total_bet']} EUR is refunded" in asked[0] and "Reason: a reel stuck" in asked[0]
+    page.once("dialog", lambda dialog: answer(dialog, accept=True))
+    page.get_by_role("button", name="Void the round").click()
+    page.locator("#round-status", has_text="void (a reel stuck)").wait_for()
+    assert len(voids) == 1
+
+
+def test_a_round_page_tells_its_wins_in_the_players_words(page_of, office):
+    page = page_of()
+    target = next(r for rounds in office["played"].values() for r in rounds
+                  if any(w["kind"] == "line" for s in r["steps"] for w in s["wins"]))
+    page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
+    page.get_by_role("heading", name=f"Round {target['id']}").wait_for()
+    said = page.locator(".step .step-words").first.inner_text()
+    win = next(w for w in target["steps"][0]["wins"] if w["kind"] == "line")
+    assert f"Line {win['line']}: {win['count']} × {win['symbol']}" in said and f": {win['amount']}" in said, said
+    assert "line line" not in said.lower()
+
+
+def test_dates_are_written_the_browsers_way_like_its_date_pickers(browser, office):
+    """An American browser in New York: the tables' times in its own zone and its own order
+    (month first), as its date pickers; an ISO or a day-first date would be the server's way."""
+    opened: list[tuple[Any, Watch]] = []
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", timezone_id="America/New_York")
+    page = watched_page(context, office["url"], False, opened)
+    try:
+        page.goto(f"{office['url']}/operator")
+        page.get_by_label("Operator API key").fill(office["keys"]["main"])
+        page.get_by_role("button", name="Sign in").click()
+        day = page.get_by_role("table", name="per game and day").locator("tbody tr td").first
+        day.wait_for()
+        assert re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2}", day.inner_text()), day.inner_text()  # 3/11/26, not 2026-03-11
+        target = office["played"]["ann"][2]
+        page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
+        page.get_by_role("heading", name=f"Round {target['id']}").wait_for()
+        started = page.locator("dt:text-is('Started') + dd").inner_text()
+        api = httpx.get(f"{office['url']}/v1/operator/rounds/{target['id']}",
+                        headers={"X-Api-Key": office["keys"]["main"]}).json()["summary"]["started_at"]
+        moment = datetime.fromisoformat(api.replace("Z", "+00:00")).astimezone(ZoneInfo("America/New_York"))
+        hour = moment.hour % 12 or 12
+        expected = f"{moment.month}/{moment.day}/{moment.year % 100:02d}, {hour}:{moment:%M:%S} {moment:%p}"
+        assert started.replace("\u202f", " ") == expected
+    finally:
+        close_watched(opened)
+
+
+def test_a_search_with_blank_fields_finds_every_round(office):
+    """A form's blank fields (``?player=&game=``) mean "any": the API answers every round, not 422."""
+    blank = httpx.get(f"{office['url']}/v1/operator/rounds/search?player=&game=&status=&from=&to=&min_win=&max_win=",
+                      headers={"X-Api-Key": office["keys"]["main"]})
+    assert blank.status_code == 200, blank.text
+    every = sum(len(rounds) for rounds in office["played"].values())
+    assert len(blank.json()["rounds"]) == every

@@ -6,6 +6,7 @@ client's unit tests (vitest, in web/tests) run here too, so that CI's pytest run
 from __future__ import annotations
 
 import json
+import re
 import runpy
 import shutil
 import subprocess
@@ -65,3 +66,21 @@ def test_the_client_unit_tests_pass(node_modules):
     print(done.stdout[-4000:])
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and " failed" not in done.stdout
+
+
+def test_the_back_offices_types_are_the_documents_too():
+    """The back office reads the same generated types as the player's client: every answer it
+    names is the document's schema (or narrowed from one, checked by ``Narrows`` when the build
+    type-checks), none written by hand to drift from the server (a time the API may send as
+    null typed as a plain string)."""
+    source = (WEB / "src" / "operator" / "types.ts").read_text()
+    schemas = json.loads((WEB / "openapi.json").read_text())["components"]["schemas"]
+    assert 'from "../api-schema"' in source
+    assert "interface " not in source  # a shape written by hand
+    named = re.findall(r"^export type (\w+) = (.+)$", source, re.M)
+    assert named
+    for name, definition in named:
+        if name == "Cell":  # a screen's cell: a symbol's code, or a game's object with its value
+            continue
+        built_on = re.findall(r'Schemas\["(\w+)"\]', definition)
+        assert built_on and all(schema in schemas for schema in built_on), f"{name}: {definition}"

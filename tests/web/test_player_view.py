@@ -170,10 +170,35 @@ def test_autoplay_stopped_by_a_win_leaves_the_win_on_show(page_for, served):
     assert page.get_by_role("button", name="Spin").inner_text() == "SPIN"
 
 
-def test_autoplay_stops_for_a_decision_and_says_so(page_for, served):
+def test_autoplay_collects_a_gamble_and_stops_only_on_its_own_conditions(page_for, served):
+    """Dynasty's win offers the gamble: autoplay collects it (the rule its dialog states) and
+    plays its five rounds; the page never stops the plan itself (the back office would record
+    it as stopped by the player)."""
     page = page_for()
     open_game(page, served, "dynasty", "?qa")
+    page.get_by_role("button", name="Autoplay").click()
+    expect(page.get_by_role("dialog", name="Autoplay")).to_contain_text("Autoplay never gambles: a win that offers "
+                                                                      "a gamble is collected.")
+    page.keyboard.press("Escape")
     page.get_by_label("QA script").fill(json.dumps(example("dynasty-gamble")))
+    choices: list[str] = []
+    stops: list[str] = []
+    rounds: list[int] = []
+    page.on("request", lambda r: "/decisions" in r.url and choices.append(json.loads(r.post_data)["choice"]))
+    page.on("request", lambda r: "/v1/autoplay/" in r.url and r.method == "DELETE" and stops.append(r.url))
+    page.on("response", lambda r: r.url.endswith("/v1/rounds") and r.request.method == "POST" and rounds.append(r.status))
+    start_autoplay(page, "5")
+    expect(page.get_by_role("alert").first).to_have_text("Autoplay stopped: all rounds played.", timeout=120_000)
+    assert rounds == [200] * 5
+    assert choices and set(choices) == {"collect"}  # the forced gamble's win, and any other, collected
+    assert stops == []
+    assert page.locator(".decisions button[data-choice]").count() == 0
+
+
+def test_autoplay_stops_for_a_pick_and_says_so(page_for, served):
+    page = page_for()
+    open_game(page, served, "wish-upon-a-jackpot", "?qa")
+    page.get_by_label("QA script").fill(json.dumps(example("wish-upon-a-jackpot-deal-maker")))
     start_autoplay(page, "10")
     expect(page.get_by_role("alert").first).to_have_text("Autoplay stopped: this decision is yours.", timeout=30_000)
     assert "paused" not in page.content()

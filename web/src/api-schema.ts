@@ -261,7 +261,7 @@ export interface paths {
         };
         /**
          * Find Players
-         * @description The operator's players whose id starts with ``q``, most recently active first.
+         * @description The operator's players whose id holds ``q``: those it starts first, then the most recently active.
          */
         get: operations["find_players_v1_operator_players_get"];
         put?: never;
@@ -3145,7 +3145,7 @@ export interface operations {
     find_players_v1_operator_players_get: {
         parameters: {
             query?: {
-                /** @description the start of a player's id (its characters) */
+                /** @description any part of a player's id (its characters), in any case */
                 q?: string;
                 limit?: number;
             };

@@ -23,8 +23,19 @@ function hue(code: string): number {
   return h;
 }
 
-function text(label: string, size: number, fill = "#fff", y = 62): string {
-  return `<text x="50" y="${y}" font-size="${size}" text-anchor="middle" font-family="Georgia, serif" font-weight="700" fill="${fill}" stroke="#000a" stroke-width="2" paint-order="stroke">${label}</text>`;
+function text(label: string, size: number, fill = "#fff", y = 62, fit = ""): string {
+  return `<text x="50" y="${y}" font-size="${size}" text-anchor="middle" font-family="Georgia, serif" font-weight="700" fill="${fill}" stroke="#000a" stroke-width="2" paint-order="stroke"${fit}>${label}</text>`;
+}
+
+// The banner's room for its words, and the widest a bold serif capital may be (DejaVu Serif, the
+// serif a Linux phone or a container falls back to without Georgia, is wider than Georgia).
+const BANNER_ROOM = 80;
+const WIDEST_CAPITAL_EM = 0.85;
+
+/** Words that could overflow the banner in a wide serif are fitted to it exactly (SVG's own
+ * textLength: the glyphs squeezed or spread to the room), whatever font the browser has. */
+function fitted(label: string, size: number): string {
+  return label.length * size * WIDEST_CAPITAL_EM > BANNER_ROOM ? ` textLength="${BANNER_ROOM}" lengthAdjust="spacingAndGlyphs"` : "";
 }
 
 /** The tile every symbol of a game stands on: its colour lit from the top, in the game's frame. */
@@ -40,7 +51,7 @@ function tile(code: string, kind: string, color: string, frame: string): string 
 function banner(label: string, frame: string, top = false): string {
   const size = label.length > 5 ? 14 : 17;
   const y = top ? 4 : 72;
-  return `<path d="M6 ${y} H94 L90 ${y + 10} L94 ${y + 20} H6 L10 ${y + 10}Z" fill="#000b" stroke="${frame}" stroke-width="2"/>${text(label, size, frame, y + 16)}`;
+  return `<path d="M6 ${y} H94 L90 ${y + 10} L94 ${y + 20} H6 L10 ${y + 10}Z" fill="#000b" stroke="${frame}" stroke-width="2"/>${text(label, size, frame, y + 16, fitted(label, size))}`;
 }
 
 /** The SVG of one symbol; its accessible name is the name a player reads for it. */

@@ -1,11 +1,16 @@
 // Autoplay: the AUTO button, its dialog, and the plan's rounds. After each round the page asks the
 // server whether the plan has stopped (a win, a limit, the rounds played), so that it never sends a
-// round for the server to refuse: the round that stopped the plan stays on show.
+// round for the server to refuse: the round that stopped the plan stays on show. A gamble offered
+// during autoplay is declined (the win collected, the usual rule): a plan stops on its own
+// conditions, not at every win that offers a gamble.
 
 import { describeStop, request } from "./api";
 import { h } from "./dom";
 import { openAutoplay, type AutoplayPlan } from "./panels";
 import type { Jurisdiction } from "./types";
+
+/** The option that declines a gamble and takes the win (Dynasty's, Moon of Fortune's). */
+export const COLLECT = "collect";
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -13,8 +18,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface AutoplayHooks {
   /** Play one round counted against the plan; false when nothing was played. */
   play(planId: number): Promise<boolean>;
-  /** Whether a round waits for the player's decision. */
-  deciding(): boolean;
+  /** The options of the decision a round waits for (none: it waits for nothing). */
+  deciding(): string[];
+  /** Answer the waiting decision with ``option``; false when it was refused. */
+  decide(option: string): Promise<boolean>;
   /** The milliseconds still to wait before the next round (the jurisdiction's least gap). */
   gap(): number;
   say(text: string): void;
@@ -65,8 +72,9 @@ export class AutoplayControl {
         await this.stop(null);
         break;
       }
-      if (this.hooks.deciding()) {
-        // A decision ends the plan: the player makes it, and starts autoplay again if they wish.
+      if (!(await this.collectGambles())) {
+        // Any other decision (a pick) ends the plan: the player makes it, and starts autoplay
+        // again if they wish.
         await this.stop("decision");
         this.hooks.say("Autoplay stopped: this decision is yours.");
         break;
@@ -79,6 +87,15 @@ export class AutoplayControl {
       }
       await pause(300);
     }
+  }
+
+  /** Collect every gamble the round offers (one may follow another); false when the round
+   * still waits, for a decision that is no gamble (or a refused answer). */
+  private async collectGambles(): Promise<boolean> {
+    while (this.hooks.deciding().includes(COLLECT)) {
+      if (!(await this.hooks.decide(COLLECT))) return false;
+    }
+    return this.hooks.deciding().length === 0;
   }
 
   /** Why the server stopped the plan after the round just played, or null while it runs. */

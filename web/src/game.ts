@@ -64,7 +64,8 @@ export class GamePage {
     this.betPanel = new BetPanel(game?.bet ?? model.bet, this.screen.betValues ?? {}, model.stake_rule, () => this.betChanged());
     this.autoplay = new AutoplayControl(model.code, session.jurisdiction, () => this.betPanel.bet, {
       play: (planId) => this.play(planId),
-      deciding: () => !!this.open,
+      deciding: () => this.open?.awaiting?.options ?? [],
+      decide: (option) => this.decide(option),
       gap: () => this.rules.min_round_ms - (Date.now() - this.lastStart),
       say: (text) => this.say(text),
       changed: () => this.refresh(),
@@ -82,7 +83,8 @@ export class GamePage {
     this.refresh();
     setInterval(() => this.tick(), 1000);
     if (this.jackpots.shown) this.jackpots.follow();
-    if (this.settings.intro) showIntro(this.model, this.screen, this.settings);
+    // An unfinished round brought back waits for its decision: no intro in front of its buttons.
+    if (this.settings.intro && !this.open) showIntro(this.model, this.screen, this.settings);
   }
 
   private get rules() {
@@ -294,8 +296,9 @@ export class GamePage {
     }
   }
 
-  private async decide(choice: string): Promise<void> {
-    if (!this.open || this.busy) return;
+  /** Answer the open round's decision; false when nothing was decided (refused, or not now). */
+  private async decide(choice: string): Promise<boolean> {
+    if (!this.open || this.busy) return false;
     this.refocusSpin = true;
     const round = this.open;
     this.busy = true;
@@ -305,9 +308,11 @@ export class GamePage {
     try {
       const answer = await request<RoundAnswer>("POST", `/v1/rounds/${round.id}/decisions`, { choice });
       await this.showRound(answer, round.steps);
+      return true;
     } catch (error) {
       this.say(explain(error));
       this.offerDecision(round);
+      return false;
     } finally {
       this.busy = false;
       this.refresh();
@@ -372,6 +377,7 @@ export class GamePage {
     const told = round.steps.at(-1)?.events.map((e) => describeEvent(e, this.screen)).filter(Boolean).at(-1);
     const prompt = `${humanize(awaiting.decision)}${told ? `: ${told}` : ""} — win so far ${formatMoney(awaiting.win, this.currency)}`;
     this.ui.decisions.replaceChildren(h("p", { class: "prompt", text: prompt }), ...buttons);
+    this.ui.decisions.dataset.decision = awaiting.decision; // a gamble's options sit in rows on a phone
     // A gamble not yet played shows its card face down.
     if (awaiting.decision === "gamble" && !this.presenter.gamble.childElementCount) {
       this.presenter.gamble.replaceChildren(h("div", { class: "card face-down", role: "img", "aria-label": "A card face down" }, h("div", { class: "card-back" })));

@@ -78,11 +78,12 @@ function roundDetail(round: RoundRecord, verified: boolean | null, model: GameMo
     verified === true
       ? h("p", { class: "verified", text: "✔ verified by replay: the server re-ran this round and got the same record" })
       : h("p", { class: "unverified", text: verified === false ? "✘ replay did not match" : "void: nothing was played" });
-  const steps = round.steps.map((step, i) =>
+  const steps = round.steps.map((step) =>
     h(
       "li",
       {},
-      h("p", { text: `${i + 1}. ${humanize(step.kind)}${step.card ? `: ${step.card}` : ""}${step.drawn ? `: ${step.drawn}` : ""}` }),
+      // The list numbers the steps: the heading names them only.
+      h("p", { class: "step-kind", text: `${humanize(step.kind)}${step.card ? `: ${step.card}` : ""}${step.drawn ? `: ${step.drawn}` : ""}` }),
       step.screen.length ? miniScreen(step.screen, model, art) : null,
       ...step.wins.map((w) => h("p", { class: "win", text: describeWin(w, art) })),
       ...step.events.map((e) => describeEvent(e, art)).filter(Boolean).map((t) => h("p", { class: "event", text: t! })),
@@ -93,10 +94,16 @@ function roundDetail(round: RoundRecord, verified: boolean | null, model: GameMo
     "div",
     { class: "round-detail" },
     mark,
-    h("p", { text: `Round ${round.id}, ${round.started_at}: stake ${round.total_bet}, win ${round.total_win} ${round.currency}` }),
+    h("p", { text: `Round ${round.id}, ${localTime(round.started_at)}: stake ${round.total_bet}, win ${round.total_win} ${round.currency}` }),
     choices.length ? h("p", { text: `Decisions: ${choices.join(", ")}` }) : null,
     h("ol", {}, ...steps),
   );
+}
+
+/** A time the server gives in UTC, in the player's own time and the browser's way of writing it. */
+export function localTime(iso: string | null | undefined): string {
+  if (!iso) return "–";
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
 /** The player's last rounds, each with its screens, decisions and the verified-by-replay mark. */
@@ -111,8 +118,10 @@ export async function openHistory(session: Session, model: GameModel, art: GameS
     const { rounds } = await request<{ rounds: RoundRecord[] }>("GET", "/v1/rounds?limit=10");
     if (!rounds.length) body.append(h("p", { text: "No rounds yet." }));
     const list = h("ul", { class: "rounds" });
+    const names = new Map(session.games.map((game) => [game.code, game.name]));
     for (const round of rounds) {
-      const open = h("button", { text: `#${round.id} ${round.game}: stake ${round.total_bet}, win ${round.total_win} (${round.status})` });
+      const name = names.get(round.game) ?? round.game;
+      const open = h("button", { text: `#${round.id} ${name}, ${localTime(round.started_at)}: stake ${round.total_bet}, win ${round.total_win} (${round.status})` });
       open.addEventListener("click", async () => {
         const detail = await request<{ round: RoundRecord; verified: boolean | null }>("GET", `/v1/rounds/${round.id}`);
         const shown = h("li", {}, roundDetail(detail.round, detail.verified, model, art));
@@ -180,6 +189,7 @@ export function openAutoplay(game: string, bet: Record<string, string | number>,
     h("label", { class: "setting" }, h("span", { text: "Rounds" }), rounds),
     amount("cash_decrease", "Stop if cash decreases by (loss limit)", rules.autoplay.loss_limit_required),
     h("fieldset", {}, h("legend", { text: "Advanced stops" }), check("stop_on_any_win", "On any win"), check("stop_on_feature", "If free spins or a bonus is won"), amount("single_win_at_least", "If a single win is at least"), amount("cash_increase", "If cash increases by")),
+    h("p", { class: "autoplay-rule", text: AUTOPLAY_RULE }),
     message,
   );
   const go = h("button", { text: "Start autoplay" });
@@ -206,6 +216,9 @@ export function openAutoplay(game: string, bet: Record<string, string | number>,
     }
   });
 }
+
+/** What autoplay does at a decision, said in its dialog. */
+export const AUTOPLAY_RULE = "Autoplay never gambles: a win that offers a gamble is collected. It stops at a pick (a bonus's choice) for you to make.";
 
 const AMOUNT_NAMES: Record<string, string> = {
   cash_decrease: "The loss limit",

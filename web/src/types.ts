@@ -10,10 +10,10 @@ type Schemas = components["schemas"];
 
 /** ``Narrow``, checked to be assignable to the server's ``Wide``: a field renamed or retyped on the
  * server fails the build here. */
-type Narrows<Wide, Narrow extends Wide> = Narrow;
+export type Narrows<Wide, Narrow extends Wide> = Narrow;
 
 /** ``T``'s named fields (without the index signature of a body that allows extra fields). */
-type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+export type Known<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
 export type Screen = string[][];
 

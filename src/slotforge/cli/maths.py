@@ -169,7 +169,7 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
     Call it inside :func:`interrupts_end_the_run`."""
     from slotforge.reports.simulate import simulate as run
 
-    where = f"the Dask cluster {cluster}" if cluster else f"{workers} worker(s)"
+    where = f"the Dask cluster {cluster}" if cluster else local_workers(rounds_, workers)
     loading = f"loading {game.spec.name}'s round function (compiled on the first run only: a minute or two)…"
     if cluster:
         reaching = "starting a local Dask cluster" if cluster.startswith("local:") else f"connecting to {cluster}"
@@ -196,6 +196,17 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
         except KeyboardInterrupt:
             err.print("interrupted while compiling the round function: nothing was simulated")
             raise typer.Exit(INTERRUPTED) from None
+
+
+def local_workers(rounds_: int, workers: int) -> str:
+    """The workers a local run will use, in words, with the reason where it is fewer than asked."""
+    from slotforge.maths.simulate import CHUNK, workers_used
+
+    used = workers_used(rounds_, workers)
+    if used == workers:
+        return f"{used} worker(s)"
+    chunks = -(-rounds_ // CHUNK)
+    return f"{used} worker(s) ({rounds_:,} rounds make {chunks} chunk(s) of {CHUNK:,}; a worker takes whole chunks)"
 
 
 @contextmanager

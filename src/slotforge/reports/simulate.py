@@ -28,7 +28,8 @@ from slotforge.maths.cluster import Cluster, open_cluster
 from slotforge.maths.runner import Interrupts, run_chunks
 from slotforge.maths.streams import CHUNK, chunk_stream, plan
 
-__all__ = ["CHUNK", "Interrupts", "Partial", "chunk_stream", "plan", "report", "simulate", "simulate_chunk"]
+__all__ = ["CHUNK", "Interrupts", "Partial", "chunk_stream", "plan", "report", "simulate", "simulate_chunk",
+           "workers_used"]
 
 @dataclass
 class Partial:
@@ -92,6 +93,12 @@ def worker_count(requested: int) -> tuple[int, str | None]:
     return requested, None
 
 
+def workers_used(rounds: int, workers: int, chunk: int = CHUNK) -> int:
+    """The local worker processes a run of ``rounds`` keeps busy: each takes whole chunks, so
+    never more workers than chunks (a million rounds are one chunk: one worker)."""
+    return min(workers, -(-rounds // chunk))
+
+
 def simulate(
     code: str,
     rounds: int,
@@ -133,7 +140,8 @@ def simulate(
         if on_compiled:
             on_compiled(compile_seconds)
         tasks = ((code, seed, i, size, model_path, bet, strategy) for i, size in enumerate(plan(rounds, chunk)))
-        total, elapsed, used = run_simulation_chunks(tasks, -(-rounds // chunk), workers, where, progress)
+        used = where.slots if where is not None else workers_used(rounds, workers, chunk)
+        total, elapsed = run_simulation_chunks(tasks, used, where, progress)
     result = report(game, played, total, elapsed, seed, used, total.rounds < rounds)
     result["compile_seconds"] = compile_seconds
     result["strategy"] = strategy
@@ -142,11 +150,10 @@ def simulate(
     return result
 
 
-def run_simulation_chunks(tasks: Iterator[tuple], chunks: int, workers: int, cluster: Cluster | None,
-                          progress: Callable[[int], None] | None) -> tuple[Partial, float, int]:
-    """Play :func:`simulate_chunk` tasks here, on local workers or on a cluster, summing them in
-    chunk order: (the sums, seconds, workers used)."""
-    used = cluster.slots if cluster is not None else min(workers, chunks)
+def run_simulation_chunks(tasks: Iterator[tuple], workers: int, cluster: Cluster | None,
+                          progress: Callable[[int], None] | None) -> tuple[Partial, float]:
+    """Play :func:`simulate_chunk` tasks here, on ``workers`` local processes or on a cluster,
+    summing them in chunk order: (the sums, seconds)."""
     total = Partial()
 
     def take(part: Partial) -> None:
@@ -156,8 +163,8 @@ def run_simulation_chunks(tasks: Iterator[tuple], chunks: int, workers: int, clu
 
     started = time.perf_counter()
     with Interrupts() as interrupts:
-        run_chunks(simulate_chunk, tasks, take, interrupts, workers=used, cluster=cluster)
-    return total, time.perf_counter() - started, used
+        run_chunks(simulate_chunk, tasks, take, interrupts, workers=workers, cluster=cluster)
+    return total, time.perf_counter() - started
 
 
 def report(

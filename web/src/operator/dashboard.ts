@@ -3,21 +3,14 @@
 
 import uPlot from "uplot";
 import { call, query } from "./api";
-import { esc, fields, percent, table } from "./dom";
-import type { DayLine } from "./types";
-
-interface Daily {
-  time_zone: string;
-  first: string;
-  last: string;
-  days: DayLine[];
-}
+import { day, esc, fields, percent, table } from "./dom";
+import type { DailyReport, DayLine } from "./types";
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 
 export async function showDashboard(view: HTMLElement, asked: Record<string, string> = {}): Promise<void> {
   const tz = asked.tz || browserZone;
-  const report = await call<Daily>("GET", `/v1/operator/reports/daily${query({ from: asked.from, to: asked.to, tz })}`);
+  const report = await call<DailyReport>("GET", `/v1/operator/reports/daily${query({ from: asked.from, to: asked.to, tz })}`);
   view.innerHTML = `
     <h1>Dashboard</h1>
     <form id="range" class="filters">
@@ -32,7 +25,7 @@ export async function showDashboard(view: HTMLElement, asked: Record<string, str
     ${table(
       ["Day", "Game", "Currency", "Rounds", "Players", "Stakes", "Wins", "GGR", "Hit rate", "Jackpot contributions", "Jackpot payouts"],
       report.days.map((d) => [
-        esc(d.day), esc(d.game), esc(d.currency), String(d.rounds), String(d.players), esc(d.stakes), esc(d.wins),
+        day(d.day), esc(d.game), esc(d.currency), String(d.rounds), String(d.players), esc(d.stakes), esc(d.wins),
         esc(d.ggr), percent(d.hit_rate), esc(d.jackpot_contributions), esc(d.jackpot_payouts),
       ]),
       "per game and day",

@@ -19,9 +19,16 @@ export function percent(ratio: string | null | undefined): string {
   return `${(Number(ratio) * 100).toFixed(2)}%`;
 }
 
+/** A UTC time from the API in the browser's time zone and its locale's way of writing dates: the
+ * same as the date pickers on the page (which follow the browser). */
 export function when(iso: string | null | undefined, zone?: string): string {
   if (!iso) return "–";
-  return new Date(iso).toLocaleString("en-GB", { timeZone: zone, dateStyle: "short", timeStyle: "medium" });
+  return new Date(iso).toLocaleString(undefined, { timeZone: zone, dateStyle: "short", timeStyle: "medium" });
+}
+
+/** A calendar day ("2026-12-04") as the browser's locale writes a date, as its date pickers do. */
+export function day(isoDay: string): string {
+  return new Date(`${isoDay}T12:00:00Z`).toLocaleDateString(undefined, { timeZone: "UTC", dateStyle: "short" });
 }
 
 export function element(id: string): HTMLElement {

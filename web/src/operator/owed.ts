@@ -4,23 +4,11 @@
 
 import { call } from "./api";
 import { esc, table, when } from "./dom";
-import type { RoundLine } from "./types";
-
-interface Owed {
-  backlog: Record<string, number>;
-  messages: { id: number; target: string; kind: string; key: string; round_id: number | null; created_at: string;
-    due_at: string; attempts: number; last_error: string | null }[];
-  wallet_pending: RoundLine[];
-}
-
-interface Claim {
-  key: string; round: number; game: string; player: string; round_status: string; amount: string;
-  held_since: string; status: string;
-}
+import type { Claims, Owed } from "./types";
 
 export async function showOwed(view: HTMLElement): Promise<void> {
   const owed = await call<Owed>("GET", "/v1/operator/outbox");
-  const claims = await call<{ claims: Claim[] }>("GET", "/v1/operator/jackpot-claims")
+  const claims = await call<Claims>("GET", "/v1/operator/jackpot-claims")
     .then((answer) => answer.claims, (error: Error) => error.message);
   const backlog = Object.entries(owed.backlog);
   view.innerHTML = `

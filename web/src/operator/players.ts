@@ -1,16 +1,16 @@
-// Players: look one up by the start of its id; a player's balance, sessions, open rounds,
+// Players: look one up by any part of its id; a player's balance, sessions, open rounds,
 // autoplay plans (each can be stopped) and ledger.
 
 import { call, query } from "./api";
 import { esc, fields, table, when } from "./dom";
-import type { PlanLine, PlayerLine, PlayerOverview } from "./types";
+import type { PlanLine, PlayerList, PlayerOverview } from "./types";
 
 export async function showPlayers(view: HTMLElement, text = ""): Promise<void> {
-  const found = await call<{ players: PlayerLine[] }>("GET", `/v1/operator/players${query({ q: text })}`);
+  const found = await call<PlayerList>("GET", `/v1/operator/players${query({ q: text })}`);
   view.innerHTML = `
     <h1>Players</h1>
     <form id="find" class="filters">
-      <label>Player id starts with <input name="q" value="${esc(text)}"></label>
+      <label>Player id contains <input name="q" value="${esc(text)}"></label>
       <button type="submit">Find</button>
     </form>
     ${table(

@@ -3,17 +3,19 @@
 // money, and the void of a malfunctioning round.
 
 import { symbolSvg } from "../art";
+import { describeEvent, describeWin } from "../rounds";
 import { screenFor } from "../screens";
+import type { Win } from "../types";
 import { call, query } from "./api";
 import { esc, fields, table, when } from "./dom";
-import type { Cell, RecordStep, RoundDetail, RoundLine } from "./types";
+import type { Cell, RecordStep, RoundDetail, RoundList } from "./types";
 
 const FILTERS = ["player", "game", "status", "from", "to", "min_win", "max_win"];
 
 export async function showRounds(view: HTMLElement, params: URLSearchParams): Promise<void> {
   const asked = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) ?? ""]));
-  const found = await call<{ rounds: RoundLine[] }>("GET", `/v1/operator/rounds/search${query({
-    ...asked, from: withSeconds(asked.from), to: withSeconds(asked.to),
+  const found = await call<RoundList>("GET", `/v1/operator/rounds/search${query({
+    ...asked, from: utc(asked.from), to: utc(asked.to),
   })}`);
   const status = ["", "complete", "awaiting", "void", "pending"]
     .map((s) => `<option value="${s}" ${s === asked.status ? "selected" : ""}>${s || "any"}</option>`).join("");
@@ -23,7 +25,7 @@ export async function showRounds(view: HTMLElement, params: URLSearchParams): Pr
       <label>Player <input name="player" value="${esc(asked.player)}"></label>
       <label>Game <input name="game" value="${esc(asked.game)}"></label>
       <label>Status <select name="status">${status}</select></label>
-      <label>Started from (UTC) <input name="from" type="datetime-local" value="${esc(asked.from)}"></label>
+      <label>Started from (your time) <input name="from" type="datetime-local" value="${esc(asked.from)}"></label>
       <label>to <input name="to" type="datetime-local" value="${esc(asked.to)}"></label>
       <label>Win at least <input name="min_win" inputmode="decimal" size="8" value="${esc(asked.min_win)}"></label>
       <label>at most <input name="max_win" inputmode="decimal" size="8" value="${esc(asked.max_win)}"></label>
@@ -40,9 +42,10 @@ export async function showRounds(view: HTMLElement, params: URLSearchParams): Pr
   });
 }
 
-/** A datetime-local value ("2026-12-04T10:00", seconds optional) as the API's ISO time. */
-function withSeconds(value: string): string {
-  return value.length === 16 ? `${value}:00` : value;
+/** A date picker's local time ("2026-12-04T10:00", seconds optional) as the API's UTC time. */
+export function utc(local: string): string {
+  const moment = local ? new Date(local) : null; // a time without a zone is the browser's local time
+  return moment && !Number.isNaN(moment.getTime()) ? moment.toISOString() : "";
 }
 
 export async function showRound(view: HTMLElement, id: number): Promise<void> {
@@ -75,6 +78,16 @@ export async function showRound(view: HTMLElement, id: number): Promise<void> {
     const form = event.target as HTMLFormElement;
     const reason = fields(form).reason;
     const out = form.querySelector(".error") as HTMLElement;
+    if (!reason) {
+      out.textContent = "Say why the round is void (the malfunction): the reason is kept with the round.";
+      return;
+    }
+    // A void moves the player's money and cannot be undone: asked once more, with what it does.
+    if (!confirm(`Void round ${r.id} of player ${r.player_id}? Its stake of ${r.stake} ${r.currency} is refunded`
+      + `${r.status === "complete" ? ` and its win of ${r.win} ${r.currency} reversed` : ""}. Reason: ${reason}`)) {
+      out.textContent = "Not voided.";
+      return;
+    }
     try {
       await call("POST", `/v1/operator/rounds/${id}/void`, { reason });
       await showRound(view, id);
@@ -87,7 +100,7 @@ export async function showRound(view: HTMLElement, id: number): Promise<void> {
 function voidForm(): string {
   return `<h2>Void this round</h2>
     <form id="void" class="filters">
-      <label>Reason (the malfunction) <input name="reason" required maxlength="500" size="40"></label>
+      <label>Reason (the malfunction) <input name="reason" maxlength="500" size="40"></label>
       <button type="submit" class="danger">Void the round</button>
       <p class="error" role="alert"></p>
     </form>
@@ -109,7 +122,8 @@ function cellCode(cell: Cell): string {
 }
 
 function drawStep(game: string, step: RecordStep, n: number, kinds: Record<string, string>): string {
-  const art = screenFor(game).symbols;
+  const screen = screenFor(game);
+  const art = screen.symbols;
   const rows = step.screen ?? [];
   const grid = rows.length
     ? `<div class="grid" style="--reels:${rows[0].length}" role="img" aria-label="screen ${n + 1}">${rows
@@ -117,8 +131,9 @@ function drawStep(game: string, step: RecordStep, n: number, kinds: Record<strin
         .map((cell) => { const code = cellCode(cell); return `<div class="cell" title="${esc(code)}">${symbolSvg(code, kinds[code] ?? "high", art[code])}</div>`; })
         .join("")}</div>`
     : `<p>${esc(step.card ?? step.drawn ?? "")}</p>`;
-  const wins = step.wins.map((w) => `${esc(w.kind)}${w.line ? ` line ${w.line}` : ""}${w.symbol ? ` ${esc(w.symbol)}` : ""}${w.count ? ` x${w.count}` : ""}: ${esc(w.amount)}`);
-  const events = step.events.map((e) => esc(e.type));
+  // In the words the player's page uses ("Line 5: 3 × ACE: 0.15", events told, not named by id).
+  const wins = step.wins.map((w) => esc(describeWin(w as Win, screen)));
+  const events = step.events.map((e) => describeEvent(e, screen)).filter((text) => text !== null).map(esc);
   return `<figure class="step" data-step="${n}"><figcaption>${n + 1}. ${esc(step.kind)}</figcaption>${grid}
-    <p>${wins.length ? wins.join("; ") : "no win"}${events.length ? ` · ${events.join(", ")}` : ""}</p></figure>`;
+    <p class="step-words">${wins.length ? wins.join("; ") : "no win"}${events.length ? ` · ${events.join("; ")}` : ""}</p></figure>`;
 }

@@ -1,98 +1,34 @@
-// The back office's answers, as the Operator API declares them (/openapi.json).
+// The back office's answers: the types generated from the server's OpenAPI document
+// (../api-schema.ts, by `npm run types`; a test fails when they are stale), narrowed only where
+// the record is game-specific (a cell of a screen may carry a value beside its symbol).
 
-export interface DayLine {
-  day: string;
-  game: string;
-  currency: string;
-  rounds: number;
-  players: number;
-  stakes: string;
-  wins: string;
-  ggr: string;
-  hit_rate: string | null;
-  jackpot_contributions: string;
-  jackpot_payouts: string;
-}
+import type { components } from "../api-schema";
+import type { Known, Narrows } from "../types";
 
-export interface RtpLine {
-  game: string;
-  rounds: number;
-  stakes: string;
-  wins: string;
-  rtp: string | null;
-  theoretical_rtp: string | null;
-  std_per_round: string | null;
-  effective_rounds: number;
-  confidence: number;
-  band_low: string | null;
-  band_high: string | null;
-  outside_band: boolean;
-}
+type Schemas = components["schemas"];
 
-export interface PlayerLine {
-  player_id: string;
-  currency: string;
-  balance: string;
-  wallet: string;
-  created_at: string;
-  last_round_at: string | null;
-}
-
-export interface LedgerLine {
-  id: number;
-  kind: string;
-  amount: string;
-  round_id: number | null;
-  reference: string | null;
-  created_at: string;
-}
-
-export interface PlanLine {
-  id: number;
-  game: string | null;
-  rounds: number | null;
-  played: number;
-  net: string;
-  stopped: string | null;
-  created_at: string;
-}
-
-export interface PlayerOverview extends PlayerLine {
-  sessions: { id: number; jurisdiction: string; language: string | null; started_at: string; last_seen: string }[];
-  open_rounds: { id: number; game: string; status: string; stake: string; started_at: string }[];
-  autoplays: PlanLine[];
-  ledger: LedgerLine[];
-}
-
-export interface RoundLine {
-  id: number;
-  player_id: string;
-  game: string;
-  status: string;
-  currency: string;
-  stake: string;
-  win: string;
-  jackpot_win: string;
-  started_at: string;
-  finished_at: string | null;
-  void_reason: string | null;
-  wallet_status: string | null;
-}
+export type DayLine = Schemas["DayLine"];
+export type RtpLine = Schemas["RtpLine"];
+export type PlayerLine = Schemas["PlayerLine"];
+export type LedgerLine = Schemas["LedgerLine"];
+export type PlanLine = Schemas["PlanLine"];
+export type PlayerOverview = Schemas["PlayerOverview"];
+export type RoundLine = Schemas["RoundLine"];
+export type Owed = Schemas["Owed"];
+export type Claims = Schemas["Claims"];
+export type DailyReport = Schemas["DailyReport"];
+export type RtpReport = Schemas["RtpReport"];
+export type PlayerList = Schemas["PlayerList"];
+export type RoundList = Schemas["RoundList"];
 
 export type Cell = string | { symbol?: string; [field: string]: unknown };
 
-export interface RecordStep {
-  kind: string;
+export type RecordStep = Narrows<Schemas["Step"], Omit<Known<Schemas["Step"]>, "screen"> & {
   screen: Cell[][];
-  wins: { kind: string; amount: string; symbol?: string | null; count?: number | null; line?: number | null }[];
-  events: { type: string; [field: string]: unknown }[];
   card?: string;
   drawn?: string;
-}
+}>;
 
-export interface RoundDetail {
-  summary: RoundLine;
-  round: { steps?: RecordStep[]; total_bet?: string; total_win?: string; bet?: Record<string, unknown>; [field: string]: unknown };
-  verified: boolean | null;
-  ledger: LedgerLine[];
-}
+export type RoundDetail = Narrows<Schemas["RoundDetail"], Omit<Schemas["RoundDetail"], "round"> & {
+  round: Omit<Known<Schemas["Round"]>, "steps"> & { steps: RecordStep[] };
+}>;

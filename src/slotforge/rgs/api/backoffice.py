@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import FileResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from slotforge.amounts import parse_minor
 from slotforge.rgs import metrics
@@ -294,9 +294,9 @@ def rtp_report(operator_id: Operator, request: Request, since: Since = None, unt
              responses=answers.declare(PlayerList, *answers.OPERATOR))
 def find_players(operator_id: Operator, request: Request,
                  q: Annotated[str, Query(max_length=100, pattern=r"^[A-Za-z0-9_.:@-]*$",
-                                         description="the start of a player's id (its characters)")] = "",
+                                         description="any part of a player's id (its characters), in any case")] = "",
                  limit: Annotated[int, Query(ge=1, le=200)] = 50) -> dict[str, Any]:
-    """The operator's players whose id starts with ``q``, most recently active first."""
+    """The operator's players whose id holds ``q``: those it starts first, then the most recently active."""
     server = server_of(request)
     with server.engine.connect() as conn:
         return {"players": lookups.find_players(conn, operator_id, q, limit)}
@@ -312,8 +312,8 @@ def player_overview(player_id: Code, operator_id: Operator, request: Request) ->
 
 
 def minor(name: str, raw: str | None) -> int | None:
-    """A win bound in cents; zero allowed (every round wins at least nothing)."""
-    if raw is None:
+    """A win bound in cents; zero allowed (every round wins at least nothing); empty: none."""
+    if not raw:
         return None
     try:
         return parse_minor(raw, name, positive=False)
@@ -321,11 +321,17 @@ def minor(name: str, raw: str | None) -> int | None:
         raise invalid(name, str(error)) from error
 
 
+# A search form sends its blank fields as ``?player=&game=``: blank is "any", as the field left out.
+EMPTY_IS_ANY = BeforeValidator(lambda value: None if value == "" else value)
+
+
 @router.get("/rounds/search", response_model=None,
              responses=answers.declare(RoundList, *answers.OPERATOR))
-def search_rounds(operator_id: Operator, request: Request, player: Code | None = None, game: Code | None = None,
-                  status: Literal["complete", "awaiting", "void", "pending"] | None = None,
-                  since: Since = None, until: Until = None,
+def search_rounds(operator_id: Operator, request: Request,
+                  player: Annotated[Code | None, EMPTY_IS_ANY] = None,
+                  game: Annotated[Code | None, EMPTY_IS_ANY] = None,
+                  status: Annotated[Literal["complete", "awaiting", "void", "pending"] | None, EMPTY_IS_ANY] = None,
+                  since: Annotated[Since, EMPTY_IS_ANY] = None, until: Annotated[Until, EMPTY_IS_ANY] = None,
                   min_win: Annotated[str | None, Query(description="least win, decimal text (\"10.00\")")] = None,
                   max_win: Annotated[str | None, Query(description="largest win, decimal text")] = None,
                   before: Annotated[Id | None, Query(description="rounds older than this id (the next page)")] = None,

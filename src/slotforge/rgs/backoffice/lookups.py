@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Select, func, or_, select
+from sqlalchemy import Connection, Select, case, func, or_, select
 
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.money import to_signed_text, to_text
@@ -36,11 +36,14 @@ def operator_player(conn: Connection, operator_id: int, external_id: str) -> dic
 
 
 def find_players(conn: Connection, operator_id: int, text: str, limit: int) -> list[dict[str, Any]]:
-    """The operator's players whose id starts with ``text``, most recently active first."""
+    """The operator's players whose id holds ``text`` in any case: those whose id starts with it
+    first (what an operator typing an id's beginning wants), then the most recently active."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    starts = players.c.external_id.ilike(f"{escaped}%", escape="\\")
     query = (select(players).where(players.c.operator_id == operator_id,
-                                   players.c.external_id.like(f"{escaped}%", escape="\\"))
-             .order_by(players.c.last_round_at.desc().nulls_last(), players.c.id.desc()).limit(limit))
+                                   players.c.external_id.ilike(f"%{escaped}%", escape="\\"))
+             .order_by(case((starts, 0), else_=1), players.c.last_round_at.desc().nulls_last(), players.c.id.desc())
+             .limit(limit))
     return [player_view(row) for row in conn.execute(query).mappings()]
 
 
