@@ -203,8 +203,9 @@ def test_an_altered_model_file_is_caught_against_its_manifest(tmp_path):
     model = certified_copy(tmp_path)
     assert integrity.in_play(load_game("dynasty", model)).status == "certified"
     raw = json.loads(model.read_text())
-    raw.setdefault("notes", "altered after certification")
-    model.write_text(json.dumps(raw, indent=1))
+    strip = next(iter(raw["reels"].values()))[0]
+    strip[0], strip[1] = strip[1], strip[0]  # two stops of the first reel swapped: still a valid model
+    model.write_text(json.dumps(raw, indent=2))
     found = integrity.in_play(load_game("dynasty", model))
     assert found.status == "mismatch" and found.differences[0].startswith("model_sha256: certified")
 

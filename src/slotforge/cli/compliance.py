@@ -267,9 +267,10 @@ def players_erase(
 
     _, engine = books(database, config)
     operator_id = operator_named(engine, operator)
+    key = erasure.pseudonym_key(engine)
     with engine.begin() as conn:
         try:
-            alias = erasure.erase(engine, conn, operator_id, player, "admin", int(time.time() * 1000))
+            alias = erasure.erase(conn, key, operator_id, player, "admin", int(time.time() * 1000))
         except erasure.NoSuchPlayer as error:
             fail(f"PLAYER: no {error} of {operator}")
     out.print(alias)

@@ -105,9 +105,9 @@ def dispute_link(round_id: Id, body: DisputeLinkRequest, operator_id: Operator, 
     server = server_of(request)
     now = server.now()
     expires = now + int(timedelta(hours=body.hours) / timedelta(milliseconds=1))
+    link = links.issue(server.engine, round_id, expires)  # its secret read (or made) before the transaction
     with server.transaction() as conn:
         own_round(conn, operator_id, round_id)
-        link = links.issue(server.engine, round_id, expires)
         changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "dispute_link_issued",
                                             f"round:{round_id}", after={"expires_at": iso(expires)}), now)
     return {"round": round_id, "url": str(request.base_url).rstrip("/") + link.path(), "expires_at": iso(expires)}
@@ -126,10 +126,11 @@ def own_round(conn: Any, operator_id: int, round_id: int) -> dict[str, Any]:
 def erase_player(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
     """Replace the player's id with a pseudonym: their personal data gone, their books whole."""
     server = server_of(request)
+    key = erasure.pseudonym_key(server.engine)
     with server.transaction() as conn:
         try:
-            alias = erasure.erase(server.engine, conn, operator_id, player_id,
-                                  changes.operator_actor(conn, operator_id), server.now())
+            alias = erasure.erase(conn, key, operator_id, player_id, changes.operator_actor(conn, operator_id),
+                                  server.now())
         except erasure.NoSuchPlayer as error:
             raise not_found(str(error)) from error
     return {"player_id": alias}

@@ -135,7 +135,8 @@ def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: 
         row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
         before = {"status": row["status"], "win": to_text(row["win"]), "balance_after": to_text(row["balance_after"])}
         if row["status"] == "complete":
-            answer = {**round_answer(row), **void.void_completed(server, conn, row, body.reason, server.now())}
+            moved = void.void_completed(server, conn, row, body.reason, server.now())  # brings ``row`` up to date
+            answer = {**round_answer(row), **moved}
         else:
             refuse_at_the_wallet(row)
             if row["status"] == "awaiting":

@@ -31,10 +31,16 @@ def pseudonym(secret: bytes, operator_id: int, external_id: str) -> str:
     return PREFIX + digest[:32]
 
 
-def erase(engine: Engine, conn: Connection, operator_id: int, external_id: str, actor: str, now: int) -> str:
-    """Replace the operator's id of a player with its pseudonym (in ``conn``'s transaction), log
-    it; the pseudonym. An id erased already answers with its pseudonym again."""
-    alias = pseudonym(server_secret(engine, "pseudonyms"), operator_id, external_id)
+def pseudonym_key(engine: Engine) -> bytes:
+    """The server's secret of pseudonyms (read, or made, before the erasure's transaction: on
+    SQLite a second connection could not write while that transaction holds the database)."""
+    return server_secret(engine, "pseudonyms")
+
+
+def erase(conn: Connection, key: bytes, operator_id: int, external_id: str, actor: str, now: int) -> str:
+    """Replace the operator's id of a player with its pseudonym under ``key`` (in ``conn``'s
+    transaction), log it; the pseudonym. An id erased already answers with its pseudonym again."""
+    alias = pseudonym(key, operator_id, external_id)
     player_id = conn.execute(select(players.c.id).where(players.c.operator_id == operator_id,
                                                         players.c.external_id.in_([external_id, alias]))).scalar()
     if player_id is None:

@@ -48,13 +48,13 @@ class GameInPlay:
 
 def model_sha256(game: Game) -> str:
     """SHA-256 of the model file as installed, byte for byte."""
-    return hashlib.sha256(Path(game.model_file).read_bytes()).hexdigest()
+    return hashlib.sha256(game.path.read_bytes()).hexdigest()
 
 
 def manifest_of(game: Game) -> Path | None:
     """The certified manifest of the game's model version, where one is shipped beside the model
     (``certified/VERSION.json``)."""
-    path = Path(game.model_file).parent / "certified" / f"{game.spec.version}.json"
+    path = game.path.parent / "certified" / f"{game.spec.version}.json"
     return path if path.is_file() else None
 
 
@@ -71,8 +71,13 @@ def in_play(game: Game) -> GameInPlay:
         f"{field}: certified {certified.get(field)!r}, in play {ours!r}"
         for field, ours in (("model_sha256", digest), ("code", game.code_id))
         if certified.get(field) != ours)
-    return GameInPlay(**figures, manifest=str(found.relative_to(PACKAGE)),
+    return GameInPlay(**figures, manifest=shown_path(found),
                       status="mismatch" if differences else "certified", differences=differences)
+
+
+def shown_path(path: Path) -> str:
+    """A manifest's path as the answer shows it: within the package where it is there."""
+    return str(path.relative_to(PACKAGE)) if path.is_relative_to(PACKAGE) else str(path)
 
 
 def games_in_play(games: Iterable[Game]) -> list[GameInPlay]:
