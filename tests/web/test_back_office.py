@@ -385,3 +385,24 @@ def test_a_search_with_blank_fields_finds_every_round(office):
     assert blank.status_code == 200, blank.text
     every = sum(len(rounds) for rounds in office["played"].values())
     assert len(blank.json()["rounds"]) == every
+
+
+def test_the_changes_page_shows_a_void_and_the_rounds_page_downloads_them_as_csv(page_of, office):
+    target = office["played"]["bob"][0]
+    voided = httpx.post(f"{office['url']}/v1/operator/rounds/{target['id']}/void", json={"reason": "display fault"},
+                        headers={"X-Api-Key": office["keys"]["main"]})
+    assert voided.status_code == 200, voided.text
+    page = page_of()
+    page.get_by_role("link", name="Changes").click()
+    page.locator("#chain", has_text="The chain holds").wait_for()
+    cells = page.get_by_role("table", name="changes").locator("tbody tr").first.locator("td").all_inner_texts()
+    assert cells[3] == "round_voided" and cells[4] == f"round:{target['id']}" and "display fault" in cells[6]
+
+    page.goto(f"{office['url']}/operator#/rounds?player={office['players']['bob']}")
+    page.get_by_role("table", name="rounds").wait_for()
+    with page.expect_download() as started:
+        page.get_by_role("button", name="Download CSV").click()
+    lines = Path(started.value.path()).read_text().splitlines()
+    assert lines[0].startswith("round_id,operator,player,game,model,status")
+    rows = {line.split(",")[0]: line.split(",") for line in lines[1:]}
+    assert len(rows) == len(office["played"]["bob"]) and rows[str(target["id"])][5] == "void"

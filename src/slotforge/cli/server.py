@@ -1,4 +1,4 @@
-"""The game server: ``serve``, ``operator add`` and ``audit``."""
+"""The game server: ``serve`` and ``operator add``."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from slotforge.cli.common import (
     guarded,
     hand_on,
     out,
-    report_audit,
 )
 
 DatabaseOpt = typer.Option(
@@ -89,38 +88,14 @@ def operator_add(
 
     from slotforge.db import connect
     from slotforge.rgs.api import access
+    from slotforge.rgs.compliance import changes
     from slotforge.rgs.schema import migrate
 
     settings = server_settings(config, database)
     engine = guarded(lambda: connect(settings.database_url))
     guarded(lambda: migrate(engine))
+    now = int(time.time() * 1000)
     with engine.begin() as conn:
-        key = guarded(lambda: access.add_operator(conn, name, int(time.time() * 1000)))
+        key = guarded(lambda: access.add_operator(conn, name, now))
+        changes.append(conn, changes.Change("admin", "operator_added", f"operator:{name}"), now)
     sys.stdout.write(key + "\n")
-
-
-@app.command(cls=Command)
-def audit(
-    database: str | None = DatabaseOpt,
-    config: Path | None = ConfigOpt,
-    jackpot: str | None = typer.Option(None, "--jackpot", help="the jackpot service's URL: its books too"),
-) -> None:
-    """Check the books: every balance is its ledger's sum, every round paid once, every pool
-    balanced (the jackpot service's too, with --jackpot or the setting). Exits 1 on any difference."""
-    from slotforge.db import connect
-    from slotforge.rgs.audit import audit as check
-    from slotforge.rgs.audit import check_service, summary
-    from slotforge.rgs.schema import migrate
-
-    settings = server_settings(config, database, jackpot_url=jackpot)
-    engine = guarded(lambda: connect(settings.database_url))
-    guarded(lambda: migrate(engine))
-    with engine.connect() as conn:
-        problems = check(conn)
-        counts = summary(conn)
-        if settings.jackpot_url:
-            problems += check_service(conn, settings.jackpot_url, settings.jackpot_server(), settings.jackpot_secret)
-    checked = ", ".join(f"{n:,} {what}" for what, n in counts.items())
-    if settings.jackpot_url:
-        checked += f" and the jackpot service at {settings.jackpot_url}"
-    report_audit(problems, checked)

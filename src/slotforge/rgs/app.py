@@ -30,11 +30,12 @@ from slotforge.games import game_codes, load_game
 from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import metrics
-from slotforge.rgs.api import backoffice, web
+from slotforge.rgs.api import backoffice, compliance, web
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, error_answer, too_large, validation_error
 from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
+from slotforge.rgs.compliance.startup import record_start
 from slotforge.rgs.errors import ApiError
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import EmbeddedJackpots, Jackpots, has_pool
@@ -72,6 +73,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
             for game in server.games.values():
                 if has_pool(game):
                     server.jackpots.ensure(conn, game)
+    record_start(server.transaction, settings, offered.values(), server.now())
     finish_interrupted(server)
     warmup.start()
     app = GameServerApp(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",
@@ -83,6 +85,8 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app.include_router(operator_api.router)
     app.include_router(backoffice.router)
     app.include_router(backoffice.pages)
+    app.include_router(compliance.router)
+    app.include_router(compliance.pages)
     app.state.metrics = metrics.registry_for(engine, server.now)
     web.install(app)
     install_error_answers(app)

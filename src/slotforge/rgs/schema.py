@@ -228,6 +228,33 @@ Index("ix_outbox_undelivered", outbox.c.target, outbox.c.id, postgresql_where=ou
       sqlite_where=outbox.c.delivered_at.is_(None))
 
 
+# What a regulator calls a significant change (settings and games at start-up, voids, adjustments,
+# operators and their keys), appended and never edited: each entry's hash covers its fields and the
+# hash of the entry before it, so an entry altered or removed breaks the chain from there on (see
+# :mod:`slotforge.rgs.compliance.changes`).
+change_log = Table(
+    "change_log", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("created_at", BigInteger, nullable=False),
+    Column("actor", String(200), nullable=False),  # operator:NAME, admin (the command line), server
+    Column("kind", String(40), nullable=False),
+    Column("subject", String(200), nullable=False),
+    Column("before", Text, nullable=True),  # JSON
+    Column("after", Text, nullable=True),  # JSON
+    Column("previous_hash", String(64), nullable=False),
+    Column("hash", String(64), nullable=False, unique=True),
+    sqlite_autoincrement=True,  # an id is never given twice, so a removed entry leaves a gap
+)
+
+# Secrets the server makes for itself and every process of it shares (the key of dispute links,
+# of players' pseudonyms): made once, on first use.
+server_secrets = Table(
+    "server_secrets", metadata,
+    Column("name", String(40), primary_key=True),
+    Column("value", String(200), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+)
+
 def migrate(engine: Engine) -> None:
     """Create or upgrade the schema to the newest migration (one process at a time)."""
     config = Config()

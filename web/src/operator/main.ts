@@ -5,6 +5,7 @@ import "uplot/dist/uPlot.min.css";
 import "./office.css";
 import { call, keepKey, OfficeError, storedKey } from "./api";
 import { esc } from "./dom";
+import { showChanges } from "./compliance";
 import { showDashboard } from "./dashboard";
 import { showOwed } from "./owed";
 import { showPlayer, showPlayers } from "./players";
@@ -19,6 +20,7 @@ const VIEWS: [string, string][] = [
   ["players", "Players"],
   ["rounds", "Rounds"],
   ["owed", "Outbox & wallet"],
+  ["changes", "Changes"],
 ];
 
 function signIn(message = ""): void {
@@ -75,6 +77,7 @@ async function route(): Promise<void> {
     else if (name === "rounds" && /^\d+$/.test(path)) await showRound(view, Number(path));
     else if (name === "rounds") await showRounds(view, params);
     else if (name === "owed") await showOwed(view);
+    else if (name === "changes") await showChanges(view);
     else await showDashboard(view);
   } catch (error) {
     if (error instanceof OfficeError && error.status === 401) {

@@ -7,6 +7,7 @@ import { describeEvent, describeWin } from "../rounds";
 import { screenFor } from "../screens";
 import type { Win } from "../types";
 import { call, query } from "./api";
+import { downloadExport } from "./compliance";
 import { esc, fields, table, when } from "./dom";
 import type { Cell, RecordStep, RoundDetail, RoundList } from "./types";
 
@@ -30,12 +31,19 @@ export async function showRounds(view: HTMLElement, params: URLSearchParams): Pr
       <label>Win at least <input name="min_win" inputmode="decimal" size="8" value="${esc(asked.min_win)}"></label>
       <label>at most <input name="max_win" inputmode="decimal" size="8" value="${esc(asked.max_win)}"></label>
       <button type="submit">Find</button>
+      <button type="button" id="download">Download CSV</button>
     </form>
     ${table(["Round", "Player", "Game", "Status", "Stake", "Win", "Started"], found.rounds.map((r) => [
       `<a href="#/rounds/${r.id}">${r.id}</a>`, `<a href="#/players/${encodeURIComponent(r.player_id)}">${esc(r.player_id)}</a>`,
       esc(r.game), esc(r.status), `${esc(r.stake)} ${esc(r.currency)}`, esc(r.win), when(r.started_at),
     ]), "rounds")}`;
   const form = view.querySelector("#filters") as HTMLFormElement;
+  view.querySelector("#download")?.addEventListener("click", () => {
+    const chosen = fields(form);
+    void downloadExport("rounds", {
+      player: chosen.player, game: chosen.game, from: withSeconds(chosen.from), to: withSeconds(chosen.to),
+    });
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     location.hash = `#/rounds${query(fields(form))}`;

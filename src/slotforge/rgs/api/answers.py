@@ -551,3 +551,91 @@ OPERATOR_PLAYER = declare(OperatorPlayer, *OPERATOR, NOT_FOUND)
 OPERATOR_ROUNDS = declare(RoundPage, *OPERATOR)
 VOID_ROUND = declare(Voided, *OPERATOR, TOO_LARGE, NOT_FOUND, REQUEST_IN_PROGRESS)
 GAME_REPORT = declare(GameReport, *OPERATOR)
+
+
+# -- compliance: the change log, integrity, dispute links, erasure (docs/compliance.md) -----------
+class ChangeEntry(Answer):
+    """One entry of the change log, as appended."""
+
+    id: int = Field(description="the entry's place in the log")
+    created_at: Time = Field(description="when the change was made")
+    actor: str = Field(description="who made it: `operator:NAME`, `admin` (the command line) or `server`")
+    kind: str = Field(description="the kind of change (`configuration`, `round_voided` ...)")
+    subject: str = Field(description="what it changed: `round:ID`, `game:CODE`, `server` ...")
+    before: Any = Field(None, description="the state before the change (JSON), where there was one")
+    after: Any = Field(None, description="the state after the change (JSON)")
+    previous_hash: str = Field(description="the hash of the entry before (64 zeros for the first)")
+    hash: str = Field(description="SHA-256 over this entry's fields and `previous_hash`")
+
+
+class ChangePage(Answer):
+    """Change log entries, newest first: the server's own and this operator's."""
+
+    changes: list[ChangeEntry] = Field(description="the entries, newest first")
+
+
+class ChainVerdict(Answer):
+    """Whether the whole change log's hash chain holds, and its head."""
+
+    intact: bool = Field(description="every entry gives its own hash and links to the one before")
+    checked: int = Field(description="entries checked before the first break (all of them when intact)")
+    head: str = Field(description="the hash of the last entry that holds: record it outside the server")
+    problem: str | None = Field(None, description="the first break, naming the entry")
+
+
+class GameIntegrity(Answer):
+    """A game in play, against its certified manifest."""
+
+    game: str = Field(description="the game's code")
+    version: str = Field(description="its model's version")
+    model_id: str = Field(description="game/version:fingerprint, as round records name it")
+    model_sha256: str = Field(description="SHA-256 of the model file as installed")
+    code: str = Field(description="the code that plays it: package version and source hash")
+    manifest: str | None = Field(None, description="the certified manifest compared with, in the package")
+    status: Literal["certified", "mismatch", "uncertified"] = Field(description="certified: as the manifest "
+                                                                    "says; mismatch: it differs; uncertified: none")
+    differences: list[str] = Field(description="each field that differs from the manifest")
+
+
+class PackageDigest(Answer):
+    """HMAC-SHA256 over the installed package, keyed by the lab's seed."""
+
+    seed: str = Field(description="the seed asked with (hex)")
+    hmac_sha256: str = Field(description="the digest (hex)")
+    files: int = Field(description="the files it covers")
+
+
+class Integrity(Answer):
+    """The games in play with their models, versions and code, and their certification."""
+
+    games: list[GameIntegrity] = Field(description="each game this server offers")
+    package: PackageDigest | None = Field(None, description="the package's digest, when a seed was given")
+
+
+class DisputeLinkAnswer(Answer):
+    """A signed, expiring link to one round's replay page, to send to a player or a regulator."""
+
+    round: int = Field(description="the round it opens")
+    url: str = Field(description="the link: it opens that round's replay, without a login, until it expires")
+    expires_at: Time = Field(description="when it stops opening")
+
+
+class Erased(Answer):
+    """A player's id replaced by its pseudonym; the books unchanged."""
+
+    player_id: str = Field(description="the pseudonym that now stands for the player")
+
+
+EXPORT_STREAM: Responses = {
+    200: {"description": "the rows, streamed: CSV with a header line, or one JSON object a line; every amount "
+                         "exact decimal text, every time ISO 8601 UTC (columns: docs/compliance.md)",
+          "content": {"text/csv": {"schema": {"type": "string", "description": "CSV, a header line first"}},
+                      "application/x-ndjson": {"schema": {"type": "string",
+                                                          "description": "a JSON object a line"}}}},
+    **refusing(*OPERATOR),
+}
+CHANGES = declare(ChangePage, *OPERATOR)
+CHAIN = declare(ChainVerdict, *OPERATOR)
+INTEGRITY = declare(Integrity, *OPERATOR)
+DISPUTE_LINK = declare(DisputeLinkAnswer, *OPERATOR, TOO_LARGE, NOT_FOUND)
+ERASE = declare(Erased, *OPERATOR, TOO_LARGE, NOT_FOUND)

@@ -24,6 +24,7 @@ from slotforge.rgs.api.operator import Operator, Since, Until
 from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import claims, lookups, reports
+from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import ApiError, invalid
 from slotforge.rgs.rounds.service import round_view, server_of
 from slotforge.rgs.volatility import volatility
@@ -361,7 +362,11 @@ def stop_autoplay(plan_id: Id, operator_id: Operator, request: Request) -> dict[
     """Stop a player's autoplay plan (``stopped: "operator"``); the round in play finishes as it is."""
     server = server_of(request)
     with server.transaction() as conn:
-        return lookups.stop_plan(conn, operator_id, plan_id, server.now())
+        stopped = lookups.stop_plan(conn, operator_id, plan_id, server.now())
+        changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "autoplay_stopped",
+                                            f"autoplay:{plan_id}", after={"stopped": stopped.get("stopped")}),
+                       server.now())
+        return stopped
 
 
 @router.get("/outbox", response_model=None,
@@ -388,7 +393,12 @@ def settle_jackpot_claim(key: Annotated[str, Path(max_length=200, pattern=r"^[A-
                          operator_id: Operator, request: Request) -> dict[str, Any]:
     """Settle a held claim of one of the operator's rounds now: its round is committed, so the
     service is told the claim is final (as the outbox would tell it on its next attempt)."""
-    return claims.settle_claim(server_of(request), operator_id, key)
+    server = server_of(request)
+    settled = claims.settle_claim(server, operator_id, key)
+    with server.transaction() as conn:  # the service's answer is final: its record follows it
+        changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "jackpot_claim_settled",
+                                            f"claim:{key}", after=settled), server.now())
+    return settled
 
 
 # -- the page and the metrics -------------------------------------------------------------------

@@ -11,6 +11,7 @@ from sqlalchemy import Float, cast, func, select
 from slotforge.maths.stats import summarise
 from slotforge.rgs.api import access, answers
 from slotforge.rgs.api.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
+from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import ApiError, invalid, not_found
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.rounds import void
@@ -132,14 +133,21 @@ def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: 
             raise not_found(f"round {round_id}")
         lock_player(conn, owner)
         row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
+        before = {"status": row["status"], "win": to_text(row["win"]), "balance_after": to_text(row["balance_after"])}
         if row["status"] == "complete":
-            moved = void.void_completed(server, conn, row, body.reason, server.now())
-            return {**round_answer(row), **moved}
-        refuse_at_the_wallet(row)
-        if row["status"] == "awaiting":
-            server.void(conn, row, body.reason, server.now())
-        answer = round_answer(row)
-    return {**answer, "refunded": True}
+            moved = void.void_completed(server, conn, row, body.reason, server.now())  # brings ``row`` up to date
+            answer = {**round_answer(row), **moved}
+        else:
+            refuse_at_the_wallet(row)
+            if row["status"] == "awaiting":
+                server.void(conn, row, body.reason, server.now())
+            answer = {**round_answer(row), "refunded": True}
+        if before["status"] != "void":  # voiding again changes nothing
+            changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "round_voided",
+                                                f"round:{round_id}", before=before,
+                                                after={"status": "void", "reason": body.reason,
+                                                       "balance_after": answer["balance"]}), server.now())
+    return answer
 
 
 def refuse_at_the_wallet(row: dict[str, Any]) -> None:
