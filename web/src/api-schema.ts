@@ -221,8 +221,9 @@ export interface paths {
         put?: never;
         /**
          * Settle Jackpot Claim
-         * @description Settle a held claim of one of the operator's rounds now: its round is committed, so the
-         *     service is told the claim is final (as the outbox would tell it on its next attempt).
+         * @description Settle a held claim of one of the operator's rounds now: a claim its round committed is
+         *     confirmed at the service (as the outbox would on its next attempt); one its round never
+         *     committed is released, its payout back into the pot, once held for the lease (409 before).
          */
         post: operations["settle_jackpot_claim_v1_operator_jackpot_claims__key__settle_post"];
         delete?: never;
@@ -794,6 +795,11 @@ export interface components {
              */
             amount: string;
             /**
+             * Committed
+             * @description whether the round committed the claim (its player was paid): settling confirms it; if not, its process died before the round's commit, and settling releases it once held for the lease
+             */
+            committed: boolean;
+            /**
              * Game
              * @description the round's game
              */
@@ -816,7 +822,7 @@ export interface components {
             player: string;
             /**
              * Round
-             * @description the round that won it (committed: its player was paid)
+             * @description the round that won it
              */
             round: number;
             /**
@@ -830,7 +836,7 @@ export interface components {
              * @default held
              * @enum {string}
              */
-            status: "held" | "confirmed";
+            status: "held" | "confirmed" | "released";
         };
         /**
          * Claims
@@ -883,7 +889,7 @@ export interface components {
             /**
              * Ggr
              * @description stakes - wins (negative when the players won)
-             * @example 12.50
+             * @example -1.20
              */
             ggr: string;
             /**
@@ -899,7 +905,7 @@ export interface components {
             jackpot_contributions: string;
             /**
              * Jackpot Payouts
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             jackpot_payouts: string;
@@ -912,7 +918,7 @@ export interface components {
             rounds: number;
             /**
              * Stakes
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stakes: string;
@@ -1374,7 +1380,7 @@ export interface components {
             /**
              * Amount
              * @description signed: what the entry did to the balance
-             * @example 12.50
+             * @example -1.20
              */
             amount: string;
             /**
@@ -1400,7 +1406,7 @@ export interface components {
             id: number;
             /**
              * Stake
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stake: string;
@@ -1550,7 +1556,7 @@ export interface components {
             /**
              * Net
              * @description wins - stakes so far
-             * @example 12.50
+             * @example -1.20
              */
             net: string;
             /**
@@ -1865,7 +1871,7 @@ export interface components {
             id: number;
             /**
              * Jackpot Win
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             jackpot_win: string;
@@ -1873,7 +1879,7 @@ export interface components {
             player_id: string;
             /**
              * Stake
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stake: string;
@@ -1891,7 +1897,7 @@ export interface components {
             wallet_status: string | null;
             /**
              * Win
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             win: string;
@@ -1983,7 +1989,7 @@ export interface components {
             rtp: string | null;
             /**
              * Stakes
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stakes: string;
@@ -1999,7 +2005,7 @@ export interface components {
             theoretical_rtp: string | null;
             /**
              * Wins
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             wins: string;
@@ -2379,7 +2385,10 @@ export interface components {
         };
         /** VoidRequest */
         VoidRequest: {
-            /** Reason */
+            /**
+             * Reason
+             * @description why the round is void (kept with the round and its ledger entries); not only spaces
+             */
             reason: string;
         };
         /**
@@ -2406,6 +2415,11 @@ export interface components {
             report?: string | null;
             /** @description the round, now void */
             round: components["schemas"]["Round"];
+            /**
+             * State Restored
+             * @description a completed round of a game that carries state: whether the player's state is back to what it was before the round (false: a later round played on it)
+             */
+            state_restored?: boolean | null;
             /**
              * Win Not Reversed
              * @description the part of the win the balance could not give back
@@ -3073,6 +3087,15 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no such round, plan or player of yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `CLAIM_NOT_COMMITTED`: the claim's round has not committed it and may still be committing it (with `Retry-After`: until the lease is over) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
