@@ -125,11 +125,11 @@ def test_a_claim_its_round_never_committed_is_released_never_confirmed(database_
             [claim] = service.entries(kind="claim", status="held")
             assert Decimal(service.pool()["paid"]) > Decimal(before["paid"])
 
-            [listed] = office.operator("GET", "/v1/operator/jackpot-claims").json()["claims"]
-            assert (listed["round"], listed["round_status"], listed["committed"]) == (awaiting["id"], "awaiting", False)
             early = office.operator("POST", f"/v1/operator/jackpot-claims/{claim['key']}/settle")
             assert early.status_code == 409, early.text
             assert early.json()["error"] == "CLAIM_NOT_COMMITTED" and early.json()["field"] == "key"
+            [listed] = office.operator("GET", "/v1/operator/jackpot-claims").json()["claims"]
+            assert (listed["round"], listed["round_status"], listed["committed"]) == (awaiting["id"], "awaiting", False)
             assert [e["status"] for e in service.entries(kind="claim")] == ["held"]
 
             time.sleep(LEASE_S)
