@@ -15,13 +15,11 @@ from fastapi.testclient import TestClient
 from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app
 from slotforge.rgs.audit import audit, check_service
-from slotforge.rgs.jackpots.networked import TARGET, confirm_key
-from slotforge.rgs.outbox import enqueue
 from slotforge.rgs.settings import load_settings
 from tests.rounds import open_forced_round
 
 from .conftest import Api, make_operator
-from .jackpot_processes import service_on
+from .jackpot_processes import commit_confirm, service_on
 from .test_jackpot_contract import wait_until
 from .test_jackpot_service import MEGA_BET
 from .test_player_api import MEGA_SCRIPT
@@ -48,19 +46,12 @@ def office(tmp_path, games):
             client.app.state.server.engine.dispose()
 
 
-def commit_confirm(server, round_id: int, claim: dict) -> None:
-    """The confirm a round's transaction commits with its claim (its delivery not yet made)."""
-    with server.transaction() as conn:
-        enqueue(conn, TARGET, "confirm", confirm_key(claim["key"]), {
-            "key": claim["key"], "pool": "divine-fortune", "amount": claim["amount"], "payout": claim["payout"],
-            "currency": "EUR", "rate": "1"}, now=server.now(), round_id=round_id)
-
-
 def test_held_claims_are_listed_for_their_rounds_operator_and_settled_at_its_word(office):
     service, server, a, b, rounds = office
     jackpots = server.jackpots
     ours = service.hold_claim(jackpots.key(rounds["a"]))
-    commit_confirm(server, rounds["a"], ours)
+    with server.transaction() as conn:  # as the round's transaction commits it, not yet delivered
+        commit_confirm(conn, rounds["a"], ours, server.now())
     theirs = service.hold_claim(jackpots.key(rounds["b"]))
     service.hold_claim(jackpots.key(rounds["b"] + 1000))  # a round that never existed: nobody's
     service.hold_claim(f"another-server:{rounds['a']}")  # the same round id at another game server
