@@ -323,8 +323,9 @@ def keep_ids_given(driver: Any, given: list[tuple[str, int]]) -> None:
     """After a rollback, the ids given before it stay given: SQLite rolls ``sqlite_sequence`` back
     with the rows, and would give a rolled-back row's id again, to a row a claim or message made
     for the first one would then name."""
-    driver.executemany("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
-                       [(seq, name) for name, seq in given])
+    if given:  # (a database without an AUTOINCREMENT table has no sqlite_sequence to update)
+        driver.executemany("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                           [(seq, name) for name, seq in given])
 
 
 class Writer:
