@@ -1,12 +1,14 @@
 """The back office's reads on a large book: how long each report and look-up takes, and a
 ``/metrics`` scrape, on PostgreSQL with N synthetic rounds of one operator.
 
-    python bench/bench_back_office.py [--rounds 1000000] [--players 5000]
+    python bench/bench_back_office.py [--rounds 1000000] [--players 5000] [--days 365]
 
 The rounds are written straight into a new database by SQL (``generate_series``: stakes of 0.20
-to 2.00, about one in four winning, spread over 30 days), then the server is built on it in this
-process and each request is timed through its ASGI app (best of three). The database is dropped
-at the end. Needs PostgreSQL at 127.0.0.1:5432 (user postgres).
+to 2.00, about one in four winning, spread over ``--days`` days up to now), then the server is
+built on it in this process and each request is timed through its ASGI app (best of three). The
+reports of the last month are then timed again without the index of rounds by finish time
+(``ix_rounds_finished``, dropped), and each printed with its ratio to that. The database is
+dropped at the end. Needs PostgreSQL at 127.0.0.1:5432 (user postgres).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ SELECT p.id, s.id, 'dynasty', 'complete', false, 'EUR', 'default', stake, win, 0
        '{"game": "dynasty", "steps": []}', t, t
 FROM (SELECT n, 20 * (1 + n %% 10) AS stake,
              CASE WHEN n %% 4 = 0 THEN 20 * (1 + n %% 10) * (n %% 7) ELSE 0 END AS win,
-             %(start)s + (n::bigint * 30 * %(day)s) / %(rounds)s AS t
+             %(start)s + (n::bigint * %(days)s * %(day)s) / %(rounds)s AS t
       FROM generate_series(1, %(rounds)s) n) r
 JOIN players p ON p.operator_id = %(operator)s AND p.external_id = 'p-' || (1 + r.n %% %(players)s)
 JOIN sessions s ON s.player_id = p.id;
@@ -60,6 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=5_000)
+    parser.add_argument("--days", type=int, default=365, help="the days the rounds are spread over, up to now")
     args = parser.parse_args()
     name = f"slotforge_bench_office_{secrets.token_hex(3)}"
     with psycopg.connect(ADMIN, autocommit=True) as admin:
@@ -71,15 +74,16 @@ def main() -> None:
         server = app.state.server
         with server.transaction() as conn:
             key = access.add_operator(conn, "bench", server.now())
-        start = server.now() - 30 * DAY_MS
+        start = server.now() - args.days * DAY_MS
         filled = time.perf_counter()
         with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}", autocommit=True) as db:
             operator = db.execute("SELECT id FROM operators WHERE name = 'bench'").fetchone()[0]
             values = {"operator": operator, "start": start, "players": args.players, "rounds": args.rounds,
-                      "day": DAY_MS}
+                      "day": DAY_MS, "days": args.days}
             for statement in filter(str.strip, FILL.split(";")):
                 db.execute(statement, values if "%(" in statement else None)
-        print(f"{args.rounds:,} rounds of {args.players:,} players written in {time.perf_counter() - filled:.1f} s")
+        print(f"{args.rounds:,} rounds of {args.players:,} players over {args.days} days written in "
+              f"{time.perf_counter() - filled:.1f} s")
         client = TestClient(app)
         first_scrape = time.perf_counter()
         client.get("/metrics")
@@ -87,7 +91,7 @@ def main() -> None:
         print(f"{'first /metrics scrape (counts every round)':<55} {took:8.1f} ms")
         for label, path, with_key in (
             ("/metrics (the rounds since the last scrape)", "/metrics", False),
-            ("daily report, 30 days", "/v1/operator/reports/daily?tz=Europe/Malta", True),
+            ("daily report, the last 30 days", "/v1/operator/reports/daily?tz=Europe/Malta", True),
             ("live RTP, every round", "/v1/operator/reports/rtp", True),
             ("live RTP, the last 7 days", "/v1/operator/reports/rtp?from=" + iso(server.now() - 7 * DAY_MS), True),
             ("rounds, newest 100", "/v1/operator/rounds/search", True),
@@ -97,10 +101,29 @@ def main() -> None:
             ("one player's overview", "/v1/operator/players/p-17/overview", True),
         ):
             print(f"{label:<55} {timed(client, path, key if with_key else None):8.1f} ms")
+        month_without_the_index(client, key, server.now(), name)
         server.engine.dispose()
     finally:
         with psycopg.connect(ADMIN, autocommit=True) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def month_without_the_index(client: TestClient, key: str, now: int, name: str) -> None:
+    """The last month's reports with the index of rounds by finish time, then without it (dropped),
+    each with its ratio."""
+    month = [("daily report, the last 30 days", "/v1/operator/reports/daily?tz=Europe/Malta"),
+             ("live RTP, the last 30 days", "/v1/operator/reports/rtp?from=" + iso(now - 30 * DAY_MS))]
+    with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}", autocommit=True) as db:
+        rounds = db.execute("SELECT count(*) FROM rounds WHERE status = 'complete' AND finished_at >= %s",
+                            (now - 30 * DAY_MS,)).fetchone()[0]
+        print(f"\nthe last month: {rounds:,} rounds")
+        indexed = {label: timed(client, path, key) for label, path in month}
+        db.execute("DROP INDEX ix_rounds_finished")
+        db.execute("ANALYZE rounds")
+        for label, path in month:
+            without = timed(client, path, key)
+            print(f"{label:<40} {indexed[label]:8.1f} ms with the index, {without:8.1f} ms without "
+                  f"({without / indexed[label]:.1f}x)")
 
 
 def iso(ms: int) -> str:

@@ -66,6 +66,18 @@ class JackpotService:
         return next(entry for entry in self.entries(kind="claim") if entry["key"] == key)
 
 
+def commit_confirm(conn: Any, round_id: int, claim: dict[str, Any], now: int, hold_ms: int = 0) -> None:
+    """In ``conn``'s transaction, the confirm a round's transaction commits with its ``claim`` (an
+    entry of :meth:`JackpotService.hold_claim`); ``hold_ms`` holds its delivery back, as while the
+    service cannot be reached."""
+    from slotforge.rgs.jackpots.networked import TARGET, confirm_key
+    from slotforge.rgs.outbox import enqueue
+
+    enqueue(conn, TARGET, "confirm", confirm_key(claim["key"]), {
+        "key": claim["key"], "pool": claim["pool"], "amount": claim["amount"], "payout": claim["payout"],
+        "currency": "EUR", "rate": "1"}, now=now, round_id=round_id, hold_ms=hold_ms)
+
+
 @contextmanager
 def service_on(backend: str, folder: Path) -> Iterator[JackpotService]:
     """A jackpot service process on a new database of ``backend`` ("sqlite" or "postgresql");

@@ -12,8 +12,9 @@ from alembic.migration import MigrationContext
 from sqlalchemy import insert, select, update
 
 from slotforge.db import connect
+from slotforge.db.engine import Writer
 from slotforge.rgs import outbox as mail
-from slotforge.rgs.schema import MIGRATIONS, metadata, migrate, operators, players, rounds, sessions
+from slotforge.rgs.schema import MIGRATIONS, ledger, metadata, migrate, operators, outbox, players, rounds, sessions
 
 
 def test_the_migrated_schema_is_the_declared_schema(database_url):
@@ -83,5 +84,65 @@ def test_a_downgrade_is_refused_while_a_round_holds_its_debits_rollback(database
                                                                           wallet_status="rolled_back"))
             command.downgrade(alembic_config(conn), "0010")
             command.upgrade(alembic_config(conn), "head")
+    finally:
+        engine.dispose()
+
+
+class Crash(Exception):
+    """The transaction's process fails before the commit."""
+
+
+def rolled_back_ids(transaction) -> dict[str, int]:
+    """The ids a round, its ledger entry and its outbox message were given in ``transaction()``
+    (a context giving a connection), which then rolls back."""
+    given = {}
+    with pytest.raises(Crash), transaction() as conn:
+        given["rounds"] = placeholder(conn, "tx-rolled-back")
+        player_id = conn.execute(select(rounds.c.player_id).where(rounds.c.id == given["rounds"])).scalar_one()
+        given["ledger"] = conn.execute(insert(ledger).values(player_id=player_id, kind="stake", amount=20,
+                                                             round_id=given["rounds"], created_at=0)
+                                       .returning(ledger.c.id)).scalar_one()
+        given["outbox"] = conn.execute(insert(outbox).values(mail.message_row(
+            "wallet", "credit", f"k-{given['rounds']}", {}, now=0, round_id=given["rounds"]))
+            .returning(outbox.c.id)).scalar_one()
+        raise Crash
+    return given
+
+
+@pytest.fixture
+def migrated(database_url):
+    engine = connect(database_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_an_id_given_to_a_row_that_rolled_back_is_never_given_again(migrated):
+    """A round, ledger entry or outbox message written in a server's transaction that rolls back
+    leaves its id unused for good: a claim or message made for it meanwhile names no later row."""
+    writer = Writer(migrated)
+    first, second = rolled_back_ids(writer), rolled_back_ids(writer)
+    assert all(second[table] > first[table] for table in first), (first, second)
+
+
+def test_an_id_given_in_a_transaction_a_crash_cut_short_is_never_given_after_the_restart(migrated):
+    cut_short = rolled_back_ids(migrated.begin)  # nothing of it on disk, as after kill -9
+    migrate(migrated)  # the server's restart
+    after = rolled_back_ids(Writer(migrated))
+    assert all(after[table] > cut_short[table] for table in after), (cut_short, after)
+
+
+def test_the_rebuilt_tables_keep_their_rows_and_count_on_from_the_highest_id(database_url):
+    engine = connect(database_url)
+    try:
+        with engine.begin() as conn:
+            command.upgrade(alembic_config(conn), "0011")
+            kept = [placeholder(conn, f"tx-{n}") for n in range(3)]
+            before = conn.execute(select(rounds).order_by(rounds.c.id)).all()
+            command.upgrade(alembic_config(conn), "head")
+            assert conn.execute(select(rounds).order_by(rounds.c.id)).all() == before
+        writer = Writer(engine)
+        assert rolled_back_ids(writer)["rounds"] == max(kept) + 1
+        assert rolled_back_ids(writer)["rounds"] == max(kept) + 2
     finally:
         engine.dispose()

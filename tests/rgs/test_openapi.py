@@ -160,3 +160,25 @@ def test_error_answers_conform_to_their_declared_model(api):
              "POST", "/v1/operator/players/{player_id}/transactions", 402)
     fun = api.fun_player()
     conforms(doc, fun.get("/v1/rounds"), "GET", "/v1/rounds", 403)
+
+
+# The answers' amounts of money, by the names they go by (a jackpot claim's `amount`, kept to
+# fractions of a cent in the pool's EUR, and the request-side rules are not answers' money).
+MONEY_NAMES = {"balance", "balance_before", "balance_after", "stake", "stakes", "win", "wins", "ggr", "net",
+               "net_position", "jackpot_win", "jackpot_payouts", "refunded", "win_reversed", "win_not_reversed",
+               "total_win", "total_bet", "current"}
+MONEY_PATTERNS = {r"^[0-9]+\.[0-9]{2}$", r"^-?[0-9]+\.[0-9]{2}$", r"^[0-9]+\.[0-9]{2,}$"}
+
+
+def test_every_amount_of_money_in_every_answer_is_one_money_type_with_its_pattern(api):
+    from slotforge.rgs.api import backoffice
+
+    assert backoffice.Money is answers.Money and backoffice.SignedMoney is answers.SignedMoney
+    doc = api.client.get("/openapi.json").json()
+    unpatterned = []
+    for name, schema in doc["components"]["schemas"].items():
+        for field, prop in (schema.get("properties") or {}).items():
+            texts = [v for v in prop.get("anyOf", [prop]) if v.get("type") == "string"]
+            if field in MONEY_NAMES and texts and any(v.get("pattern") not in MONEY_PATTERNS for v in texts):
+                unpatterned.append(f"{name}.{field}")
+    assert unpatterned == []

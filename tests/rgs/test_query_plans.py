@@ -8,6 +8,7 @@ on every round."""
 from __future__ import annotations
 
 import re
+from datetime import date, timedelta
 
 import pytest
 from sqlalchemy import insert, text
@@ -39,17 +40,22 @@ def sqlite_plan(db, sql: str) -> str:
                                                              {name: PARAMETERS.get(name, 0) for name in names}))
 
 
+def three_players(conn) -> None:
+    """Operator 1's players 1, 2 and 3, and a session of player 1 (id 1)."""
+    conn.execute(insert(operators).values(id=1, name="o", key_hash="h", created_at=0))
+    conn.execute(insert(players), [dict(id=player, operator_id=1, external_id=f"p{player}", currency="EUR",
+                                        fun=False, balance=0, created_at=0) for player in (1, 2, 3)])
+    conn.execute(insert(sessions).values(id=1, token_hash="t", player_id=1, jurisdiction="default",
+                                         created_at=0, last_seen=0))
+
+
 @pytest.fixture
 def history(database_url):
     """A database whose player 1 has 3,000 finished rounds, and other players 550, 250 of them open."""
     engine = connect(database_url)
     migrate(engine)
     with engine.begin() as conn:
-        conn.execute(insert(operators).values(id=1, name="o", key_hash="h", created_at=0))
-        conn.execute(insert(players), [dict(id=player, operator_id=1, external_id=f"p{player}", currency="EUR",
-                                            fun=False, balance=0, created_at=0) for player in (1, 2, 3)])
-        conn.execute(insert(sessions).values(id=1, token_hash="t", player_id=1, jurisdiction="default",
-                                             created_at=0, last_seen=0))
+        three_players(conn)
         conn.execute(insert(rounds), [dict(
             player_id=1 if n % 10 else 2 + n % 2, session_id=1, game="dynasty", status="complete", fun=False,
             currency="EUR", jurisdiction="default", stake=20, win=0, jackpot_win=0, balance_before=0,
@@ -100,3 +106,41 @@ def test_the_outbox_workers_look_for_old_holds_reads_the_open_rounds_alone(histo
             plan = " | ".join(conn.exec_driver_sql(f"EXPLAIN {sql}").scalars())
     assert "ix_rounds_status" in plan or "ix_rounds_pending" in plan, plan
     assert "SCAN rounds" not in plan and "Seq Scan on rounds" not in plan, plan
+
+
+DAY_MS = 86_400_000
+
+
+@pytest.fixture
+def year_of_rounds(database_url):
+    """A database whose operator's rounds finished over a year, 60 a day, 20 of them void."""
+    engine = connect(database_url)
+    migrate(engine)
+    with engine.begin() as conn:
+        three_players(conn)
+        conn.execute(insert(rounds), [dict(
+            player_id=1 + n % 3, session_id=1, game="dynasty", status="void" if n % 3 == 0 else "complete",
+            fun=False, currency="EUR", jurisdiction="default", stake=20, win=n % 50, jackpot_win=0, balance_before=0,
+            balance_after=0, record="{}", started_at=n * DAY_MS // 60, finished_at=n * DAY_MS // 60)
+            for n in range(365 * 60)])
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("ANALYZE"))
+    yield engine
+    engine.dispose()
+
+
+def test_the_reports_of_a_month_read_the_rounds_finished_in_it_alone(year_of_rounds):
+    """The back office's daily and live-RTP reports of the last 30 days of a year read that month's
+    completed rounds (about 1,200) through the index by finish time, not the year's 21,900."""
+    from zoneinfo import ZoneInfo
+
+    from slotforge.rgs.backoffice import reports
+
+    from .plans import assert_read_through
+
+    zone = ZoneInfo("Europe/Malta")
+    last = date(1970, 1, 1) + timedelta(days=364)
+    starts = reports.day_starts(last - timedelta(days=29), last, zone)
+    with year_of_rounds.connect() as conn:
+        for query in (reports.daily_query(1, starts, zone), reports.rtp_query(1, starts[0], None)):
+            assert_read_through(conn, query, "ix_rounds_finished", most_rows=2_000)

@@ -15,6 +15,7 @@ import re
 import secrets
 import subprocess
 import sys
+import time
 from contextlib import ExitStack
 from datetime import datetime
 from decimal import Decimal
@@ -28,11 +29,12 @@ from backoffice_runs import play_real, seeded, winning_screen
 from playwright.sync_api import expect
 from sqlalchemy import select
 
+from slotforge.db import connect
 from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app, load_games
 from slotforge.rgs.schema import operators
 from slotforge.rgs.settings import load_settings
-from tests.rgs.jackpot_processes import service_on
+from tests.rgs.jackpot_processes import commit_confirm, service_on
 
 from .conftest import SRC, Watch, close_watched, free_port, wait_ready, watched_page
 
@@ -299,7 +301,11 @@ def test_a_held_jackpot_claim_is_settled_from_the_outbox_page(page_of, office):
     delivered) is listed with its round, and settled with a click: confirmed at the service."""
     round_id = office["played"]["ann"][0]["id"]
     key = f"{office['server_id']}:{round_id}"
-    office["service"].hold_claim(key)
+    claim = office["service"].hold_claim(key)
+    engine = connect(office["database_url"])
+    with engine.begin() as conn:  # its round committed it; the server's delivery is held back for an hour
+        commit_confirm(conn, round_id, claim, int(time.time() * 1000), hold_ms=3_600_000)
+    engine.dispose()
     page = page_of()
     page.get_by_role("link", name="Outbox & wallet").click()
     claims = page.get_by_role("table", name="held claims").locator("tbody tr")

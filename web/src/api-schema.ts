@@ -128,6 +128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/integrity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Integrity Of Games
+         * @description Each game in play: its model's hash, version and code, against its certified manifest.
+         */
+        get: operations["integrity_of_games_v1_integrity_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jackpots": {
         parameters: {
             query?: never;
@@ -189,6 +209,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Change Log
+         * @description The change log, newest first: the server's own entries and this operator's changes.
+         */
+        get: operations["change_log_v1_operator_changes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/changes/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify Changes
+         * @description Walk the whole change log's hash chain: whether it holds, and its head.
+         */
+        get: operations["verify_changes_v1_operator_changes_verify_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/exports/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export
+         * @description This operator's rounds or wallet transactions (by start or booking time), streamed as CSV or
+         *     JSON lines, oldest first.
+         */
+        get: operations["export_v1_operator_exports__kind__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/operator/jackpot-claims": {
         parameters: {
             query?: never;
@@ -221,8 +302,9 @@ export interface paths {
         put?: never;
         /**
          * Settle Jackpot Claim
-         * @description Settle a held claim of one of the operator's rounds now: its round is committed, so the
-         *     service is told the claim is final (as the outbox would tell it on its next attempt).
+         * @description Settle a held claim of one of the operator's rounds now: a claim its round committed is
+         *     confirmed at the service (as the outbox would on its next attempt); one its round never
+         *     committed is released, its payout back into the pot, once held for the lease (409 before).
          */
         post: operations["settle_jackpot_claim_v1_operator_jackpot_claims__key__settle_post"];
         delete?: never;
@@ -286,6 +368,26 @@ export interface paths {
         get: operations["player_v1_operator_players__player_id__get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/players/{player_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase Player
+         * @description Replace the player's id with a pseudonym: their personal data gone, their books whole.
+         */
+        post: operations["erase_player_v1_operator_players__player_id__erase_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -449,6 +551,26 @@ export interface paths {
         get: operations["round_detail_v1_operator_rounds__round_id__get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/rounds/{round_id}/dispute-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dispute Link
+         * @description A signed link to the round's replay page that opens without a login until it expires.
+         */
+        post: operations["dispute_link_v1_operator_rounds__round_id__dispute_link_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -784,6 +906,95 @@ export interface components {
             volatility: components["schemas"]["Volatility"] | null;
         };
         /**
+         * ChainVerdict
+         * @description Whether the whole change log's hash chain holds, and its head.
+         */
+        ChainVerdict: {
+            /**
+             * Checked
+             * @description entries checked before the first break (all of them when intact)
+             */
+            checked: number;
+            /**
+             * Head
+             * @description the hash of the last entry that holds: record it outside the server
+             */
+            head: string;
+            /**
+             * Intact
+             * @description every entry gives its own hash and links to the one before
+             */
+            intact: boolean;
+            /**
+             * Problem
+             * @description the first break, naming the entry
+             */
+            problem?: string | null;
+        };
+        /**
+         * ChangeEntry
+         * @description One entry of the change log, as appended.
+         */
+        ChangeEntry: {
+            /**
+             * Actor
+             * @description who made it: `operator:NAME`, `admin` (the command line) or `server`
+             */
+            actor: string;
+            /**
+             * After
+             * @description the state after the change (JSON)
+             */
+            after?: unknown;
+            /**
+             * Before
+             * @description the state before the change (JSON), where there was one
+             */
+            before?: unknown;
+            /**
+             * Created At
+             * @description when the change was made
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            created_at: string;
+            /**
+             * Hash
+             * @description SHA-256 over this entry's fields and `previous_hash`
+             */
+            hash: string;
+            /**
+             * Id
+             * @description the entry's place in the log
+             */
+            id: number;
+            /**
+             * Kind
+             * @description the kind of change (`configuration`, `round_voided` ...)
+             */
+            kind: string;
+            /**
+             * Previous Hash
+             * @description the hash of the entry before (64 zeros for the first)
+             */
+            previous_hash: string;
+            /**
+             * Subject
+             * @description what it changed: `round:ID`, `game:CODE`, `server` ...
+             */
+            subject: string;
+        };
+        /**
+         * ChangePage
+         * @description Change log entries, newest first: the server's own and this operator's.
+         */
+        ChangePage: {
+            /**
+             * Changes
+             * @description the entries, newest first
+             */
+            changes: components["schemas"]["ChangeEntry"][];
+        };
+        /**
          * ClaimLine
          * @description A jackpot claim the jackpot service holds for one of the operator's rounds.
          */
@@ -793,6 +1004,11 @@ export interface components {
              * @description what the claim took from the pool, in EUR, exact as the service keeps it
              */
             amount: string;
+            /**
+             * Committed
+             * @description whether the round committed the claim (its player was paid): settling confirms it; if not, its process died before the round's commit, and settling releases it once held for the lease
+             */
+            committed: boolean;
             /**
              * Game
              * @description the round's game
@@ -816,7 +1032,7 @@ export interface components {
             player: string;
             /**
              * Round
-             * @description the round that won it (committed: its player was paid)
+             * @description the round that won it
              */
             round: number;
             /**
@@ -830,7 +1046,7 @@ export interface components {
              * @default held
              * @enum {string}
              */
-            status: "held" | "confirmed";
+            status: "held" | "confirmed" | "released";
         };
         /**
          * Claims
@@ -883,7 +1099,7 @@ export interface components {
             /**
              * Ggr
              * @description stakes - wins (negative when the players won)
-             * @example 12.50
+             * @example -1.20
              */
             ggr: string;
             /**
@@ -899,7 +1115,7 @@ export interface components {
             jackpot_contributions: string;
             /**
              * Jackpot Payouts
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             jackpot_payouts: string;
@@ -912,7 +1128,7 @@ export interface components {
             rounds: number;
             /**
              * Stakes
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stakes: string;
@@ -927,6 +1143,48 @@ export interface components {
         DecisionRequest: {
             /** Choice */
             choice: string;
+        };
+        /**
+         * DisputeLinkAnswer
+         * @description A signed, expiring link to one round's replay page, to send to a player or a regulator.
+         */
+        DisputeLinkAnswer: {
+            /**
+             * Expires At
+             * @description when it stops opening
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            expires_at: string;
+            /**
+             * Round
+             * @description the round it opens
+             */
+            round: number;
+            /**
+             * Url
+             * @description the link: it opens that round's replay, without a login, until it expires
+             */
+            url: string;
+        };
+        /** DisputeLinkRequest */
+        DisputeLinkRequest: {
+            /**
+             * Hours
+             * @description how long the link opens the round
+             * @default 72
+             */
+            hours: number;
+        };
+        /**
+         * Erased
+         * @description A player's id replaced by its pseudonym; the books unchanged.
+         */
+        Erased: {
+            /**
+             * Player Id
+             * @description the pseudonym that now stands for the player
+             */
+            player_id: string;
         };
         /**
          * ErrorAnswer
@@ -1064,6 +1322,53 @@ export interface components {
              * @example 12.50
              */
             wins: string;
+        };
+        /**
+         * GameIntegrity
+         * @description A game in play, against its certified manifest.
+         */
+        GameIntegrity: {
+            /**
+             * Code
+             * @description the code that plays it: package version and source hash
+             */
+            code: string;
+            /**
+             * Differences
+             * @description each field that differs from the manifest
+             */
+            differences: string[];
+            /**
+             * Game
+             * @description the game's code
+             */
+            game: string;
+            /**
+             * Manifest
+             * @description the certified manifest compared with, in the package
+             */
+            manifest?: string | null;
+            /**
+             * Model Id
+             * @description game/version:fingerprint, as round records name it
+             */
+            model_id: string;
+            /**
+             * Model Sha256
+             * @description SHA-256 of the model file as installed
+             */
+            model_sha256: string;
+            /**
+             * Status
+             * @description certified: as the manifest says; mismatch: it differs; uncertified: none
+             * @enum {string}
+             */
+            status: "certified" | "mismatch" | "uncertified";
+            /**
+             * Version
+             * @description its model's version
+             */
+            version: string;
         };
         /**
          * GameModel
@@ -1296,6 +1601,19 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * Integrity
+         * @description The games in play with their models, versions and code, and their certification.
+         */
+        Integrity: {
+            /**
+             * Games
+             * @description each game this server offers
+             */
+            games: components["schemas"]["GameIntegrity"][];
+            /** @description the package's digest, when a seed was given */
+            package?: components["schemas"]["PackageDigest"] | null;
+        };
+        /**
          * Jackpots
          * @description The current values of the pools the player's games use.
          */
@@ -1374,7 +1692,7 @@ export interface components {
             /**
              * Amount
              * @description signed: what the entry did to the balance
-             * @example 12.50
+             * @example -1.20
              */
             amount: string;
             /**
@@ -1400,7 +1718,7 @@ export interface components {
             id: number;
             /**
              * Stake
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stake: string;
@@ -1527,6 +1845,27 @@ export interface components {
             wallet_pending: components["schemas"]["RoundLine"][];
         };
         /**
+         * PackageDigest
+         * @description HMAC-SHA256 over the installed package, keyed by the lab's seed.
+         */
+        PackageDigest: {
+            /**
+             * Files
+             * @description the files it covers
+             */
+            files: number;
+            /**
+             * Hmac Sha256
+             * @description the digest (hex)
+             */
+            hmac_sha256: string;
+            /**
+             * Seed
+             * @description the seed asked with (hex)
+             */
+            seed: string;
+        };
+        /**
          * PlanLine
          * @description An autoplay plan and where it stands.
          */
@@ -1550,7 +1889,7 @@ export interface components {
             /**
              * Net
              * @description wins - stakes so far
-             * @example 12.50
+             * @example -1.20
              */
             net: string;
             /**
@@ -1865,7 +2204,7 @@ export interface components {
             id: number;
             /**
              * Jackpot Win
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             jackpot_win: string;
@@ -1873,7 +2212,7 @@ export interface components {
             player_id: string;
             /**
              * Stake
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stake: string;
@@ -1891,7 +2230,7 @@ export interface components {
             wallet_status: string | null;
             /**
              * Win
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             win: string;
@@ -1983,7 +2322,7 @@ export interface components {
             rtp: string | null;
             /**
              * Stakes
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             stakes: string;
@@ -1999,7 +2338,7 @@ export interface components {
             theoretical_rtp: string | null;
             /**
              * Wins
-             * @description an amount as exact decimal text
+             * @description an amount in whole cents, as decimal text
              * @example 12.50
              */
             wins: string;
@@ -2379,7 +2718,10 @@ export interface components {
         };
         /** VoidRequest */
         VoidRequest: {
-            /** Reason */
+            /**
+             * Reason
+             * @description why the round is void (kept with the round and its ledger entries); not only spaces
+             */
             reason: string;
         };
         /**
@@ -2406,6 +2748,11 @@ export interface components {
             report?: string | null;
             /** @description the round, now void */
             round: components["schemas"]["Round"];
+            /**
+             * State Restored
+             * @description a completed round of a game that carries state: whether the player's state is back to what it was before the round (false: a later round played on it)
+             */
+            state_restored?: boolean | null;
             /**
              * Win Not Reversed
              * @description the part of the win the balance could not give back
@@ -2848,6 +3195,49 @@ export interface operations {
             };
         };
     };
+    integrity_of_games_v1_integrity_get: {
+        parameters: {
+            query?: {
+                /** @description a lab's seed (at least 32 hex digits): the answer adds the package's HMAC under it */
+                seed?: string | null;
+            };
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games in play with their models, versions and code, and their certification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Integrity"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
     jackpots_v1_jackpots_get: {
         parameters: {
             query?: never;
@@ -2991,6 +3381,141 @@ export interface operations {
             };
         };
     };
+    change_log_v1_operator_changes_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Change log entries, newest first: the server's own and this operator's. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangePage"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    verify_changes_v1_operator_changes_verify_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Whether the whole change log's hash chain holds, and its head. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainVerdict"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    export_v1_operator_exports__kind__get: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 time, inclusive (UTC without a zone) */
+                from?: string | null;
+                /** @description ISO 8601 time, exclusive (UTC without a zone) */
+                to?: string | null;
+                player?: string | null;
+                game?: string | null;
+                version?: string | null;
+                currency?: string | null;
+                format?: "csv" | "jsonl";
+            };
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path: {
+                kind: "rounds" | "transactions";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rows, streamed: CSV with a header line, or one JSON object a line; every amount exact decimal text, every time ISO 8601 UTC (columns: docs/compliance.md) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
     jackpot_claims_v1_operator_jackpot_claims_get: {
         parameters: {
             query?: never;
@@ -3073,6 +3598,15 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no such round, plan or player of yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `CLAIM_NOT_COMMITTED`: the claim's round has not committed it and may still be committing it (with `Retry-After`: until the lease is over) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3219,6 +3753,66 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no such round, plan or player of yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    erase_player_v1_operator_players__player_id__erase_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path: {
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A player's id replaced by its pseudonym; the books unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Erased"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3643,6 +4237,70 @@ export interface operations {
             };
             /** @description `NOT_FOUND`: no such round, plan or player of yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    dispute_link_v1_operator_rounds__round_id__dispute_link_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+            };
+            path: {
+                round_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisputeLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description A signed, expiring link to one round's replay page, to send to a player or a regulator. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DisputeLinkAnswer"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

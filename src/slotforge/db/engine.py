@@ -15,6 +15,7 @@ import asyncio
 import fcntl
 import os
 import queue
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -301,10 +302,30 @@ def savepoint(connection: Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
+        given = ids_given(driver)
         driver.execute("ROLLBACK TO SAVEPOINT writer")
+        keep_ids_given(driver, given)
         driver.execute("RELEASE SAVEPOINT writer")
         raise
     driver.execute("RELEASE SAVEPOINT writer")
+
+
+def ids_given(driver: Any) -> list[tuple[str, int]]:
+    """The highest id each ``AUTOINCREMENT`` table of a SQLite database has given (none without
+    such a table)."""
+    try:
+        return driver.execute("SELECT name, seq FROM sqlite_sequence").fetchall()
+    except sqlite3.OperationalError:  # no such table
+        return []
+
+
+def keep_ids_given(driver: Any, given: list[tuple[str, int]]) -> None:
+    """After a rollback, the ids given before it stay given: SQLite rolls ``sqlite_sequence`` back
+    with the rows, and would give a rolled-back row's id again, to a row a claim or message made
+    for the first one would then name."""
+    if given:  # (a database without an AUTOINCREMENT table has no sqlite_sequence to update)
+        driver.executemany("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                           [(seq, name) for name, seq in given])
 
 
 class Writer:

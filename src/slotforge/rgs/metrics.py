@@ -4,13 +4,13 @@ Two kinds of figures:
 
 - read from the database at each scrape, so that the round's hot path pays nothing and every
   server process (and worker) answers the same: rounds started per game and mode, and their
-  stakes (counters, counted on from the highest round id the process has seen, so a scrape reads
-  only the rounds since the last one), rounds open per game, the outbox's backlog and the age of
-  its oldest message per target, seamless wins not yet acknowledged, and each jackpot pool; each
-  through an index, never a walk through every round;
+  stakes (counters: each round counted once, when a scrape first sees it committed, so a scrape
+  reads only the rounds since the last one; see :class:`RoundsSeen`), rounds open per game, the
+  outbox's backlog and the age of its oldest message per target, seamless wins not yet
+  acknowledged, and each jackpot pool; each through an index, never a walk through every round;
 - counted in this process: error answers by code (every error answer goes through
   :func:`count_error`) and request latency per route (the FastAPI routes through
-  :class:`RequestTimer`; the round route may call :func:`observe` once per round).
+  :class:`RequestTimer`; the round route, which bypasses it, through :func:`timer_of`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from decimal import Decimal
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, or_, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from slotforge.rgs.schema import CREDIT_PENDING, jackpot_pools, outbox, rounds
@@ -46,6 +46,11 @@ def observe(route: str, seconds: float) -> None:
     LATENCY.labels(route).observe(seconds)
 
 
+def timer_of(route: str) -> Callable[[float], None]:
+    """``observe`` for one route, its histogram looked up once: what a hot route calls per request."""
+    return LATENCY.labels(route).observe
+
+
 class RequestTimer:
     """ASGI middleware: each HTTP request's latency under its route's path template."""
 
@@ -64,26 +69,65 @@ class RequestTimer:
             observe(f"{scope['method']} {getattr(route, 'path', 'other')}", time.perf_counter() - started)
 
 
+Key = tuple[str, str, str]  # (game, mode, currency)
+# On the first scrape, the ids this far below the highest are read one by one, to find the rounds
+# still in their transaction; the older ones are counted in a single sum.
+FIRST_LOOK = 10_000
+# An id not seen for this long is taken as a round that never committed (rolled back), not one
+# still in its transaction: no round's transaction lasts anywhere near as long.
+GIVE_UP_MS = 600_000
+
+
 class RoundsSeen:
-    """Rounds started per (game, mode, currency) and their stakes in minor units, counted on from
-    the last round id seen."""
+    """Rounds started per (game, mode, currency) and their stakes in minor units: each round
+    counted once, when a scrape first sees it committed.
+
+    Rounds commit out of id order (on PostgreSQL a round given a lower id may commit after one
+    given a higher id), so the rounds above the highest id seen are not all there is to count:
+    the ids below it not yet seen (``missing``) are looked for again at each scrape, until they
+    turn up or :data:`GIVE_UP_MS` passes (their round rolled back: its id is never given again).
+    """
 
     def __init__(self) -> None:
-        self.last_id = 0
-        self.started: dict[tuple[str, str, str], int] = defaultdict(int)
-        self.staked: dict[tuple[str, str, str], int] = defaultdict(int)
+        self.last_id: int | None = None
+        self.missing: dict[int, int] = {}  # id not yet seen -> when it was first missed (ms)
+        self.started: dict[Key, int] = defaultdict(int)
+        self.staked: dict[Key, int] = defaultdict(int)
         self.lock = threading.Lock()
 
-    def update(self, engine: Engine) -> None:
-        columns = (rounds.c.game, rounds.c.fun, rounds.c.currency)
+    def update(self, engine: Engine, now: int) -> None:
         with self.lock, engine.connect() as conn:
-            query = (select(*columns, func.count(), func.coalesce(func.sum(rounds.c.stake), 0), func.max(rounds.c.id))
-                     .where(rounds.c.id > self.last_id).group_by(*columns))
-            for game, fun, currency, count, stakes, highest in conn.execute(query):
-                key = (game, "fun" if fun else "real", currency)
-                self.started[key] += int(count)
-                self.staked[key] += int(stakes)
-                self.last_id = max(self.last_id, int(highest))
+            if self.last_id is None:
+                self.last_id = self.count_history(conn)
+            seen = conn.execute(select(rounds.c.id, *KEY_COLUMNS, rounds.c.stake).where(
+                or_(rounds.c.id > self.last_id, rounds.c.id.in_(list(self.missing))))).all()
+        for round_id, game, fun, currency, stake in seen:
+            self.count((game, fun, currency), 1, stake)
+            self.missing.pop(round_id, None)
+        highest = max([self.last_id, *(row[0] for row in seen)])
+        ids = {row[0] for row in seen}
+        self.missing.update((gap, now) for gap in range(self.last_id + 1, highest) if gap not in ids)
+        self.missing = {gap: since for gap, since in self.missing.items() if now - since < GIVE_UP_MS}
+        self.last_id = highest
+
+    def count_history(self, conn: Connection) -> int:
+        """Count the rounds committed before this process's first scrape in one sum, except the
+        last :data:`FIRST_LOOK` ids, read one by one by :meth:`update`; the id counted up to."""
+        below = max(0, (conn.execute(select(func.max(rounds.c.id))).scalar() or 0) - FIRST_LOOK)
+        for game, fun, currency, count, stakes in conn.execute(
+                select(*KEY_COLUMNS, func.count(), func.coalesce(func.sum(rounds.c.stake), 0))
+                .where(rounds.c.id <= below).group_by(*KEY_COLUMNS)):
+            self.count((game, fun, currency), int(count), int(stakes))
+        return below
+
+    def count(self, key: tuple[str, bool, str], rounds_started: int, stakes: int) -> None:
+        game, fun, currency = key
+        labels = (game, "fun" if fun else "real", currency)
+        self.started[labels] += rounds_started
+        self.staked[labels] += stakes
+
+
+KEY_COLUMNS = (rounds.c.game, rounds.c.fun, rounds.c.currency)
 
 
 class DatabaseCollector(Collector):
@@ -95,7 +139,7 @@ class DatabaseCollector(Collector):
         self.seen = RoundsSeen()
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
-        self.seen.update(self.engine)
+        self.seen.update(self.engine, self.now_ms())
         started = CounterMetricFamily("slotforge_rounds_started", "rounds started, by game, mode (real, fun) "
                                       "and currency", labels=["game", "mode", "currency"])
         staked = CounterMetricFamily("slotforge_stakes", "stakes of the rounds started, in the currency's units",

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     ColumnElement,
+    Connection,
     Engine,
     ForeignKey,
     Index,
@@ -92,6 +93,7 @@ ledger = Table(
     Column("created_at", BigInteger, nullable=False),
     UniqueConstraint("player_id", "reference"),
     Index("ix_ledger_round", "round_id"),
+    sqlite_autoincrement=True,
 )
 
 rounds = Table(
@@ -123,6 +125,8 @@ rounds = Table(
     Column("request_key", String(200), nullable=True),
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
+    Index("ix_rounds_finished", "status", "finished_at"),  # the back office's reports: a range of finish times
+    sqlite_autoincrement=True,  # an id never given twice (a rolled-back round's may be named elsewhere)
 )
 # A seamless player's wins on their way to the wallet, summed on every round: partial, so that the
 # sum reads those few rounds, never the player's whole history.
@@ -150,6 +154,11 @@ def is_pending(table: Table) -> ColumnElement[bool]:
 Index("ix_rounds_awaiting", rounds.c.player_id, rounds.c.game, postgresql_where=is_awaiting(rounds),
       sqlite_where=is_awaiting(rounds))
 Index("ix_rounds_pending", rounds.c.player_id, postgresql_where=is_pending(rounds), sqlite_where=is_pending(rounds))
+
+
+def is_complete(table: Table) -> ColumnElement[bool]:
+    """A round of ``table`` is complete (a literal: see :data:`CREDIT_PENDING`)."""
+    return table.c.status == literal_column("'complete'")
 
 
 carried_state = Table(
@@ -220,6 +229,7 @@ outbox = Table(
     Column("last_error", Text, nullable=True),
     UniqueConstraint("target", "key"),
     Index("ix_outbox_round", "round_id"),
+    sqlite_autoincrement=True,
 )
 # The messages still owed, oldest first: what every delivery pass reads. Partial, so that a pass
 # costs the same after a million delivered messages as after ten (an index of every row, ordered
@@ -255,6 +265,24 @@ server_secrets = Table(
     Column("created_at", BigInteger, nullable=False),
 )
 
+# More rows of one table than the transaction a SQLite server was writing when it stopped could
+# have held: a group commit's writers (32) times a round's rows of one table.
+IDS_IN_FLIGHT = 1_000
+
+
+def skip_ids_a_crash_may_have_given(connection: Connection) -> None:
+    """At a SQLite server's start: move the rounds', ledger's and outbox's ids on past any a
+    transaction cut short by a crash (``kill -9``, power) may have given. SQLite rolls their
+    ``sqlite_sequence`` back with the transaction, and a claim or message made meanwhile for such
+    a row must never name a later one. (PostgreSQL's sequences never go back.)"""
+    connection.execute(text("UPDATE sqlite_sequence SET seq = seq + :skip WHERE name IN ('rounds', 'ledger', "
+                            "'outbox')"), {"skip": IDS_IN_FLIGHT})
+    for table in ("rounds", "ledger", "outbox"):  # a table that never had a row has no line yet
+        connection.execute(text("INSERT INTO sqlite_sequence (name, seq) SELECT :table, :skip WHERE NOT EXISTS "
+                                "(SELECT 1 FROM sqlite_sequence WHERE name = :table)"),
+                           {"table": table, "skip": IDS_IN_FLIGHT})
+
+
 def migrate(engine: Engine) -> None:
     """Create or upgrade the schema to the newest migration (one process at a time)."""
     config = Config()
@@ -264,4 +292,6 @@ def migrate(engine: Engine) -> None:
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
+        if connection.dialect.name == "sqlite":
+            skip_ids_a_crash_may_have_given(connection)
     log.info("database schema is up to date (%s)", engine.url.render_as_string(hide_password=True))

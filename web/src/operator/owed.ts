@@ -26,14 +26,23 @@ export async function showOwed(view: HTMLElement): Promise<void> {
     ]), "wallet pending")}
     <h2>Jackpot claims held at the jackpot service</h2>
     ${typeof claims === "string" ? `<p role="alert">${esc(claims)}</p>` : table(
-      ["Claim", "Round", "Player", "Game", "EUR", "Held since", ""], claims.map((c) => [
+      ["Claim", "Round", "Player", "Game", "EUR", "Held since", "Round committed it", ""], claims.map((c) => [
         esc(c.key), `<a href="#/rounds/${c.round}">${c.round}</a>`, esc(c.player), esc(c.game), esc(c.amount),
-        when(c.held_since), `<button type="button" data-claim="${esc(c.key)}">Settle now</button>`,
-      ]), "held claims")}`;
+        when(c.held_since), c.committed ? "yes: settling confirms it" : "no: settling releases it after the lease",
+        `<button type="button" data-claim="${esc(c.key)}">Settle now</button>`,
+      ]), "held claims")}
+    <p role="alert" id="settle-refused" hidden></p>`;
   view.querySelectorAll<HTMLButtonElement>("button[data-claim]").forEach((button) => {
     button.addEventListener("click", async () => {
       button.disabled = true;
-      await call("POST", `/v1/operator/jackpot-claims/${encodeURIComponent(button.dataset.claim ?? "")}/settle`);
+      try {
+        await call("POST", `/v1/operator/jackpot-claims/${encodeURIComponent(button.dataset.claim ?? "")}/settle`);
+      } catch (error) {  // a claim its round has not committed, within the lease: say why, keep it listed
+        const refused = view.querySelector<HTMLElement>("#settle-refused");
+        if (refused) { refused.textContent = (error as Error).message; refused.hidden = false; }
+        button.disabled = false;
+        return;
+      }
       await showOwed(view);
     });
   });

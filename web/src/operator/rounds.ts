@@ -41,7 +41,7 @@ export async function showRounds(view: HTMLElement, params: URLSearchParams): Pr
   view.querySelector("#download")?.addEventListener("click", () => {
     const chosen = fields(form);
     void downloadExport("rounds", {
-      player: chosen.player, game: chosen.game, from: withSeconds(chosen.from), to: withSeconds(chosen.to),
+      player: chosen.player, game: chosen.game, from: utc(chosen.from), to: utc(chosen.to),
     });
   });
   form.addEventListener("submit", (event) => {

@@ -414,6 +414,9 @@ class Voided(Answer):
     win_reversed: Money | None = Field(None, description="the part of the win taken back (a completed round)")
     win_not_reversed: Money | None = Field(None, description="the part of the win the balance could not give back")
     report: str | None = Field(None, description="what could not be reversed, for the operator to recover")
+    state_restored: bool | None = Field(None, description="a completed round of a game that carries state: whether "
+                                                          "the player's state is back to what it was before the "
+                                                          "round (false: a later round played on it)")
 
 
 class GameFigures(Answer):
@@ -473,6 +476,9 @@ GAMBLE_NOT_ALLOWED = Refusal(403, "GAMBLE_NOT_ALLOWED", "a gamble whose cap cann
 NOT_FOUND = Refusal(404, "NOT_FOUND", "no such round, plan or player of yours")
 NO_SUCH_PATH = Refusal(404, "NOT_FOUND", "a code that makes no path of this API (`..`, or one holding `/`)")
 ROUND_IN_PROGRESS = Refusal(409, "ROUND_IN_PROGRESS", "a round of the game waits for a decision (with `round`)")
+CLAIM_NOT_COMMITTED = Refusal(409, "CLAIM_NOT_COMMITTED", "the claim's round has not committed it and may still "
+                                                          "be committing it (with `Retry-After`: until the lease "
+                                                          "is over)")
 REQUEST_IN_PROGRESS = Refusal(409, "REQUEST_IN_PROGRESS", "the same request (or the round's debit at a "
                                                           "seamless wallet) is still running")
 AUTOPLAY_STOPPED = Refusal(409, "AUTOPLAY_STOPPED", "the autoplay plan stopped (with `reason`)")

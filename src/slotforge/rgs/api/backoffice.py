@@ -19,6 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from slotforge.amounts import parse_minor
 from slotforge.rgs import metrics
 from slotforge.rgs.api import answers
+from slotforge.rgs.api.answers import Money, SignedMoney
 from slotforge.rgs.api.models import Code, Id, millis
 from slotforge.rgs.api.operator import Operator, Since, Until
 from slotforge.rgs.api.player import verify
@@ -32,7 +33,6 @@ from slotforge.rgs.volatility import volatility
 router = APIRouter(prefix="/v1/operator", tags=["back office"])
 pages = APIRouter()
 
-Money = Annotated[str, Field(examples=["12.50"], description="an amount as exact decimal text")]
 Ratio = Annotated[str, Field(examples=["0.951234"], description="a ratio as exact decimal text (0.95 is 95%)")]
 Time = Annotated[str | None, Field(examples=["2026-12-02T23:33:58.903Z"], description="an ISO 8601 UTC time")]
 
@@ -53,7 +53,7 @@ class DayLine(Answer):
     players: int = Field(description="distinct players who finished a round that day")
     stakes: Money
     wins: Money = Field(description="wins paid, jackpot wins included")
-    ggr: Money = Field(description="stakes - wins (negative when the players won)")
+    ggr: SignedMoney = Field(description="stakes - wins (negative when the players won)")
     hit_rate: Ratio | None = Field(description="rounds that won anything / rounds")
     jackpot_contributions: Ratio = Field(description="to the progressive pools, exact (fractions of a cent)")
     jackpot_payouts: Money
@@ -130,7 +130,7 @@ class PlanLine(Answer):
     game: str | None = Field(description="the game it plays")
     rounds: int | None = Field(description="the rounds it was asked for")
     played: int = Field(description="the rounds played so far")
-    net: Money = Field(description="wins - stakes so far")
+    net: SignedMoney = Field(description="wins - stakes so far")
     stopped: str | None = Field(description="why it stopped (player, operator, a limit ...); none while it runs")
     created_at: Time = Field(description="when the player started it")
 
@@ -138,7 +138,7 @@ class PlanLine(Answer):
 class LedgerLine(Answer):
     id: int
     kind: str
-    amount: Money = Field(description="signed: what the entry did to the balance")
+    amount: SignedMoney = Field(description="signed: what the entry did to the balance")
     round_id: int | None
     reference: str | None
     created_at: Time
@@ -210,13 +210,16 @@ class ClaimLine(Answer):
     """A jackpot claim the jackpot service holds for one of the operator's rounds."""
 
     key: str = Field(description="the claim's key at the service, SERVER:ROUND")
-    round: int = Field(description="the round that won it (committed: its player was paid)")
+    round: int = Field(description="the round that won it")
     game: str = Field(description="the round's game")
     player: str = Field(description="the operator's id of the round's player")
     round_status: str = Field(description="the round's status")
     amount: str = Field(description="what the claim took from the pool, in EUR, exact as the service keeps it")
     held_since: Time = Field(description="when the service paid the claim")
-    status: Literal["held", "confirmed"] = Field("held", description="the claim's state at the service")
+    committed: bool = Field(description="whether the round committed the claim (its player was paid): settling "
+                                        "confirms it; if not, its process died before the round's commit, and "
+                                        "settling releases it once held for the lease")
+    status: Literal["held", "confirmed", "released"] = Field("held", description="the claim's state at the service")
 
 
 class Claims(Answer):
@@ -388,11 +391,13 @@ def jackpot_claims(operator_id: Operator, request: Request) -> dict[str, Any]:
 
 
 @router.post("/jackpot-claims/{key}/settle", response_model=None,
-             responses=answers.declare(ClaimLine, *answers.OPERATOR, answers.NOT_FOUND, answers.JACKPOT_UNAVAILABLE))
+             responses=answers.declare(ClaimLine, *answers.OPERATOR, answers.NOT_FOUND, answers.CLAIM_NOT_COMMITTED,
+                                       answers.JACKPOT_UNAVAILABLE))
 def settle_jackpot_claim(key: Annotated[str, Path(max_length=200, pattern=r"^[A-Za-z0-9_.@-]+:[0-9]+$")],
                          operator_id: Operator, request: Request) -> dict[str, Any]:
-    """Settle a held claim of one of the operator's rounds now: its round is committed, so the
-    service is told the claim is final (as the outbox would tell it on its next attempt)."""
+    """Settle a held claim of one of the operator's rounds now: a claim its round committed is
+    confirmed at the service (as the outbox would on its next attempt); one its round never
+    committed is released, its payout back into the pot, once held for the lease (409 before)."""
     server = server_of(request)
     settled = claims.settle_claim(server, operator_id, key)
     with server.transaction() as conn:  # the service's answer is final: its record follows it

@@ -35,6 +35,13 @@ def printable(text: str) -> str:
     return text
 
 
+def not_blank(text: str) -> str:
+    """Text that says something: refused if it is only spaces (or other white space)."""
+    if not text.strip():
+        raise PydanticCustomError("blank", "expected some text, got only white space")
+    return text
+
+
 def since_epoch(moment: datetime) -> datetime:
     """A time of the server's clock: one without a zone is UTC; before 1970 (the clock's epoch,
     before any round) it is refused."""
@@ -103,4 +110,5 @@ class TransactionRequest(Body):
 
 
 class VoidRequest(Body):
-    reason: Annotated[Text, StringConstraints(min_length=1, max_length=500)]
+    reason: Annotated[Text, StringConstraints(min_length=1, max_length=500), AfterValidator(not_blank)] = Field(
+        description="why the round is void (kept with the round and its ledger entries); not only spaces")

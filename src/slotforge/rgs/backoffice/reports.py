@@ -18,7 +18,7 @@ from sqlalchemy import Connection, Float, Select, case, cast, func, select
 
 from slotforge.rgs.backoffice import band
 from slotforge.rgs.money import to_signed_text, to_text
-from slotforge.rgs.schema import jackpot_entries, players, rounds
+from slotforge.rgs.schema import is_complete, jackpot_entries, players, rounds
 
 MAX_DAYS = 366
 DAY_MS = 86_400_000
@@ -29,9 +29,11 @@ RATIO = Decimal("0.000001")
 
 
 def real_rounds(operator_id: int) -> Select:
-    """The operator's finished real-money rounds (void ones are not played)."""
+    """The operator's finished real-money rounds (void ones are not played); read by their finish
+    time through ``ix_rounds_finished`` (status and finish time; the status a literal, which the
+    planner matches to the index)."""
     return (select().select_from(rounds).join(players, players.c.id == rounds.c.player_id)
-            .where(players.c.operator_id == operator_id, rounds.c.status == "complete", rounds.c.fun.is_(False)))
+            .where(players.c.operator_id == operator_id, is_complete(rounds), rounds.c.fun.is_(False)))
 
 
 def ratio(part: int, whole: int) -> str | None:
@@ -90,15 +92,10 @@ def daily(conn: Connection, operator_id: int, first: date, last: date, zone: Zon
     """Per local day, game and currency: rounds, players, stakes, wins, GGR, hit rate, jackpot
     contributions and payouts (days without rounds are left out)."""
     starts = day_starts(first, last, zone)
-    day = local_day(rounds.c.finished_at, starts, zone).label("day")
-    in_range = (rounds.c.finished_at >= starts[0], rounds.c.finished_at < starts[-1])
-    query = (real_rounds(operator_id).add_columns(
-        day, rounds.c.game, rounds.c.currency, func.count(), func.count(func.distinct(rounds.c.player_id)),
-        func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(case((rounds.c.win > 0, 1), else_=0)),
-        func.sum(rounds.c.jackpot_win)).where(*in_range).group_by(day, rounds.c.game, rounds.c.currency))
     contributions = contributed(conn, operator_id, starts, zone)
     rows = []
-    for index, game, currency, count, people, stakes, wins, hits, jackpot_paid in conn.execute(query):
+    for index, game, currency, count, people, stakes, wins, hits, jackpot_paid in conn.execute(
+            daily_query(operator_id, starts, zone)):
         key = DayKey(int(index), game, currency)
         rows.append({
             "day": (first + timedelta(days=key.day)).isoformat(), "game": game, "currency": currency,
@@ -108,6 +105,16 @@ def daily(conn: Connection, operator_id: int, first: date, last: date, zone: Zon
             "jackpot_payouts": to_text(int(jackpot_paid or 0)),
         })
     return sorted(rows, key=lambda row: (row["day"], row["game"], row["currency"]))
+
+
+def daily_query(operator_id: int, starts: list[int], zone: ZoneInfo) -> Select:
+    """The figures of :func:`daily`, per local day (from ``starts``), game and currency."""
+    day = local_day(rounds.c.finished_at, starts, zone).label("day")
+    in_range = (rounds.c.finished_at >= starts[0], rounds.c.finished_at < starts[-1])
+    return (real_rounds(operator_id).add_columns(
+        day, rounds.c.game, rounds.c.currency, func.count(), func.count(func.distinct(rounds.c.player_id)),
+        func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(case((rounds.c.win > 0, 1), else_=0)),
+        func.sum(rounds.c.jackpot_win)).where(*in_range).group_by(day, rounds.c.game, rounds.c.currency))
 
 
 def contributed(conn: Connection, operator_id: int, starts: list[int], zone: ZoneInfo) -> dict[DayKey, Decimal]:
@@ -129,6 +136,15 @@ def live_rtp(conn: Connection, operator_id: int, since: int | None, until: int |
     """Per game: the actual RTP of the operator's real-money rounds finished in ``[since, until)``
     beside ``theory[game]`` (the RTP and the standard deviation of one round in total bets, None
     where no PAR sheet states it), with the band it should fall in and whether it is outside."""
+    report = []
+    for game, count, stakes, wins, squares in conn.execute(rtp_query(operator_id, since, until)):
+        rtp, std = theory.get(game, (None, None))
+        report.append(rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std))
+    return report
+
+
+def rtp_query(operator_id: int, since: int | None, until: int | None) -> Select:
+    """The figures of :func:`live_rtp` per game, of the rounds finished in ``[since, until)``."""
     query = real_rounds(operator_id).add_columns(
         rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win),
         func.sum(cast(rounds.c.stake, Float) * cast(rounds.c.stake, Float))).group_by(rounds.c.game)
@@ -136,11 +152,7 @@ def live_rtp(conn: Connection, operator_id: int, since: int | None, until: int |
         query = query.where(rounds.c.finished_at >= since)
     if until is not None:
         query = query.where(rounds.c.finished_at < until)
-    report = []
-    for game, count, stakes, wins, squares in conn.execute(query.order_by(rounds.c.game)):
-        rtp, std = theory.get(game, (None, None))
-        report.append(rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std))
-    return report
+    return query.order_by(rounds.c.game)
 
 
 def rtp_row(game: str, count: int, stakes: int, wins: int, squares: float, rtp: Decimal | None,

@@ -244,6 +244,11 @@ class NetworkedJackpots:
         answers a repeat from its record)."""
         return self.call("POST", f"/v1/claims/{key}/confirm")
 
+    def release(self, key: str) -> dict[str, Any]:
+        """Release a claim at the service now: its round never committed it, and the payout goes
+        back into the pot (the service answers a repeat from its record)."""
+        return self.call("POST", f"/v1/claims/{key}/release")
+
     def reconcile(self) -> list[str]:
         """Release this server's claims held past the lease whose round never committed (no
         confirm in the outbox); returns their keys."""
@@ -256,7 +261,7 @@ class NetworkedJackpots:
                 committed = conn.execute(select(outbox.c.id).where(
                     outbox.c.target == TARGET, outbox.c.key == confirm_key(entry["key"]))).first()
             if committed is None:
-                self.call("POST", f"/v1/claims/{entry['key']}/release")
+                self.release(entry["key"])
                 log.warning("jackpot: released claim %s (its round was never committed)", entry["key"])
                 released.append(entry["key"])
         if any(entry["key"] not in released for entry in held["entries"]):

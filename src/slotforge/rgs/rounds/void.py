@@ -13,6 +13,13 @@ Only rounds of the server's own (internal) wallet: a seamless player's money is 
 operator's wallet, which this server can only ask to roll back a debit, not to take a paid win
 back. A progressive jackpot's share of the win is reversed from the player like the rest; the
 pool's books keep the win they paid (the operator settles it with the pool's owner).
+
+A round of a game that carries state (Moon of Fortune's sticky symbols) also changed what the
+player's next round of that game starts with. When no later round of the game still counts (not
+void), voiding it undoes that as if it had never been played: the carried state becomes what the
+last round before it still counting left (empty if none). When a later round counts, that round
+played on the voided round's state and its outcome stands, so the state stays as the later rounds
+left it (the answer says ``state_restored: false``).
 """
 
 from __future__ import annotations
@@ -22,10 +29,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, update
+from sqlalchemy import Connection, select, update
 
 from slotforge.rgs.errors import invalid
 from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.rounds.service import carries_state
 from slotforge.rgs.schema import rounds
 
 REFERENCE_LENGTH = 100  # the ledger's reference column
@@ -75,11 +83,28 @@ def void_completed(server: Any, conn: Connection, row: dict[str, Any], reason: s
     conn.execute(update(rounds).where(rounds.c.id == round_id).values(
         status="void", void_reason=reason, record=json.dumps(record)))
     row.update(status="void", void_reason=reason, record=json.dumps(record))
+    restored = restore_state(server, conn, row)
     return {"refunded": True, "win_reversed": to_text(taken), "win_not_reversed": to_text(left),
-            "balance": to_text(balance),
+            "balance": to_text(balance), **({} if restored is None else {"state_restored": restored}),
             **({"report": f"round {round_id}: {to_text(left)} of its win {to_text(row['win'])} could not be reversed "
                           "without taking the player's balance below zero; recover it by other means"}
                if left else {})}
+
+
+def restore_state(server: Any, conn: Connection, row: dict[str, Any]) -> bool | None:
+    """After voiding ``row``: unless a later round of its game still counts, the player's carried
+    state of the game becomes what the last round before it still counting left (none: empty).
+    Whether it was put back; None for a game that carries no state."""
+    game = server.games.get(row["game"])
+    if game is None or not carries_state(game):
+        return None
+    counting = (rounds.c.player_id == row["player_id"], rounds.c.game == row["game"], rounds.c.status != "void")
+    if conn.execute(select(rounds.c.id).where(*counting, rounds.c.id > row["id"]).limit(1)).first() is not None:
+        return False
+    before = conn.execute(select(rounds.c.record).where(*counting, rounds.c.id < row["id"])
+                          .order_by(rounds.c.id.desc()).limit(1)).scalar()
+    server.keep_state(conn, row["player_id"], row["game"], json.loads(before).get("state") or {} if before else {})
+    return True
 
 
 def reversed_in_record(record_text: str) -> tuple[int, int] | None:

@@ -1,7 +1,7 @@
 """compliance records: the change log (a hash chain) and the server's own secrets
 
 Revision ID: 0014
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-06
 """
 
@@ -11,7 +11,7 @@ from alembic import op
 ID = sa.BigInteger().with_variant(sa.Integer(), 'sqlite')
 
 revision = '0014'
-down_revision = '0011'
+down_revision = '0012'
 branch_labels = None
 depends_on = None
 
