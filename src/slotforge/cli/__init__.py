@@ -9,7 +9,7 @@ that order, the order of the imports), then the command groups, added below in t
 
 from __future__ import annotations
 
-from slotforge.cli import jackpot, maths, play, rng, server, wallet_demo  # noqa: F401  (each adds its commands)
+from slotforge.cli import design, jackpot, maths, play, rng, server, wallet_demo  # noqa: F401  (each adds its commands)
 from slotforge.cli.common import BAD_INPUT, INTERRUPTED, MAX_ROUNDS, app
 
 app.add_typer(rng.rng_app, name="rng")
