@@ -83,3 +83,59 @@ def print_design(reached: dict[str, Any], published: dict[str, Any], targets: di
         out.print(f"(the RTP is partly simulated: ± {reached['ci99'] * 100:.4f} points at 99%)")
 
 
+
+
+@app.command(cls=Command)
+def certify(
+    game: str = game_argument(),
+    version: str = typer.Option(..., "--version", metavar="NAME", help="the version (`slotforge games` lists them)"),
+    rounds_: int = typer.Option(2_000_000, "--rounds", "-n", min=1_000, metavar="N",
+                                help="rounds simulated for the win distribution and the features"),
+    rtp_rounds: int | None = typer.Option(None, "--rtp-rounds", min=1, metavar="N",
+                                          help="where the RTP report simulates: its budget (the game's default "
+                                               "when omitted)"),
+    seed: int = typer.Option(1, "--seed", min=0, metavar="SEED", help="the simulations' seed"),
+    output: Path | None = typer.Option(None, "--out", "-o", metavar="FILE", help="write the manifest (JSON) here"),
+    force: bool = typer.Option(False, "--force", metavar="", help="overwrite --out when it exists"),
+) -> None:
+    """Certify an RTP version: its RTP (exact where possible, else simulated with its 99%
+    interval) in every configuration, checked against its label, and its hit rate, wins below
+    the stake, volatility, largest win and feature frequencies; exit 1 when a check fails."""
+    from slotforge.design.certify import certify as run_certify
+
+    if output is not None:
+        check_writable(output, force)
+    with progress_bar(f"certifying {game} {version}") as progress:
+        task = progress.add_task(f"certifying {game} {version}", total=None)
+
+        def say(text: str) -> None:
+            progress.update(task, description=escape(text))
+            log_line(text)
+
+        manifest = guarded(lambda: run_certify(game, version, rounds_, seed, rtp_rounds, say))
+    print_manifest(manifest)
+    if output is not None:
+        write_atomically(output, json.dumps(manifest, indent=1) + "\n")
+        out.print(f"wrote {output}")
+    if not manifest["pass"]:
+        raise typer.Exit(1)
+
+
+def print_manifest(manifest: dict[str, Any]) -> None:
+    """The manifest for a person: what was certified, each RTP check, each figure."""
+    out.print(f"[bold]{escape(manifest['name'])}[/bold] version {escape(manifest['version'])} "
+              f"(label {escape(manifest['label']['rtp_text'])}; model {escape(manifest['model']['id'])}, "
+              f"code {escape(manifest['code'])})")
+    for check in manifest["rtp_checks"]:
+        verdict = "[green]pass[/green]" if check["pass"] else "[red]FAIL[/red]"
+        interval = f" ± {check['ci99'] * 100:.4f} points (99%)" if check["ci99"] else ""
+        out.print(f"{verdict} {escape(check['figure'])}: {percent(check['reached'])}{interval} against "
+                  f"{percent(float(check['label']))} ({escape(check['rule'])})")
+    figures = manifest["figures"]
+    out.print(f"{figures['rounds']:,} rounds, seed {figures['seed']}: hit rate {percent(figures['hit_rate'])}, "
+              f"win below the stake {percent(figures['below_stake'])}, volatility index "
+              f"{figures['volatility_index']:.2f} (90%), largest win {figures['max_win']:,.2f}x (class "
+              f"{escape(figures['max_win_class'])}: {percent(figures['max_win_class_frequency'])} of rounds)")
+    for key, value in manifest["feature_frequencies"].items():
+        out.print(f"  {escape(key)}: {percent(value)}")
+    out.print("[green]certified[/green]" if manifest["pass"] else "[red]not certified[/red]: a check failed")
