@@ -12,6 +12,7 @@ configurations (Moon of Fortune's Chance and Volatility Levels) is designed part
 from __future__ import annotations
 
 import json
+import math
 import random
 import tempfile
 from abc import ABC, abstractmethod
@@ -294,7 +295,53 @@ class GrimoireDesigner(Designer):
         return float(mix(base, game.tables.base_weights) + trigger * mix(free, game.tables.free_weights))
 
 
+# -- Divine Fortune -----------------------------------------------------------------------------
+TILT_UNIT = 100_000  # a value tilt lever of n is an exponential tilt of n / TILT_UNIT per coin of value
+
+
+def tilted(weights: list[int], values: list[int], tilt: float) -> list[int]:
+    """Weights leaned toward small values (``tilt`` > 0) or large ones (< 0): each times
+    exp(-tilt x (value - the values' mean)), whole numbers, none below one."""
+    centre = sum(values) / len(values)
+    return [max(1, round(w * math.exp(-tilt * (v - centre)))) for w, v in zip(weights, values, strict=True)]
+
+
+class FortuneDesigner(Designer):
+    """Divine Fortune: per stake, the Jackpot Bonus game's BONUS value weights, tilted toward
+    small or large values. The cell chances stay, so the Mega's chance per EUR (the rules tie
+    it to the stake) and the bonus game's frequency do not move. The bonus game is exact; the
+    main game's re-spins, free spins and BONUS collection are the published design's measurement
+    (in its ``design.measured``, common to every candidate), so the search is exact given them
+    and ``slotforge certify`` checks the result by the game's own simulation."""
+
+    code = "divine-fortune"
+
+    def parts(self) -> list[str]:
+        return [entry["stake"] for entry in self.raw["features"]["bonus_game"]["by_stake"]]
+
+    def levers(self, part: str, shape: float) -> list[Lever]:
+        return [Lever(f"{part}.value_tilt", -20_000, 50_000, 0)]
+
+    def apply(self, raw: dict[str, Any], values: Values, shape: float) -> None:
+        bonus = raw["features"]["bonus_game"]
+        for entry in bonus["by_stake"]:
+            tilt = values.get(f"{entry['stake']}.value_tilt", 0) / TILT_UNIT
+            entry["value_weights"] = tilted(entry["value_weights"], bonus["values"], tilt)
+
+    def rtp(self, game: Game, part: str) -> float:
+        from slotforge.games.divine_fortune.maths import BonusMaths, bonus_parts, mega_rate_per_eur
+
+        measured = self.raw["design"]["measured"]
+        chances = {int(n): p for n, p in measured["bonus_collected"].items()}
+        mega = game.features.mega
+        bonus = BonusMaths(game, self.parts().index(part))
+        paid = sum(bonus_parts(bonus, chances, game.stake_units).values())
+        pool = float(mega.contribution) + float(mega.seed_eur) * mega_rate_per_eur(bonus, chances)
+        return sum(measured["parts"].values()) + paid + pool
+
+
 DESIGNERS: dict[str, Callable[[bool], Designer]] = {
+    "divine-fortune": FortuneDesigner,
     "dynasty": DynastyDesigner,
     "moon-of-fortune": MoonDesigner,
     "wish-upon-a-jackpot": WishDesigner,

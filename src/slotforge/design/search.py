@@ -70,7 +70,7 @@ class Search:
                               f"from {first.low} to {first.high} gives {ends[0]:.4%} to {ends[1]:.4%}")
 
     def bisect(self, values: Values, lever: Lever) -> Values:
-        """Bisect ``lever`` (the others held) for the value whose RTP is closest to the target."""
+        """Search ``lever`` (the others held) for the value whose RTP is closest to the target."""
         low, high = lever.low, lever.high
         rtp_low = self.evaluate({**values, lever.name: low})
         rtp_high = self.evaluate({**values, lever.name: high})
@@ -78,11 +78,27 @@ class Search:
         if not min(rtp_low, rtp_high) <= self.target <= max(rtp_low, rtp_high):
             best = min((low, high), key=lambda v: abs(self.evaluate({**values, lever.name: v}) - self.target))
             return {**values, lever.name: best if self.improves(values, best, lever) else values[lever.name]}
+        interpolate = True
         while high - low > 1:
-            middle = (low + high) // 2
-            below = self.evaluate({**values, lever.name: middle}) < self.target
-            low, high = (middle, high) if below == rising else (low, middle)
-        candidates = (values[lever.name], low, high)
+            width = high - low
+            at = {value: self.evaluate({**values, lever.name: value}) for value in (low, high)}
+            for middle in self.next_points(low, high, at[low], at[high], interpolate):
+                if low < middle < high:
+                    below = self.evaluate({**values, lever.name: middle}) < self.target
+                    low, high = (middle, high) if below == rising else (low, middle)
+            interpolate = high - low <= width // 2  # interpolation that does not halve the bracket gives way
+        return self.closest(values, lever, (values[lever.name], low, high))
+
+    def next_points(self, low: int, high: int, at_low: float, at_high: float, interpolate: bool) -> list[int]:
+        """Where to look next inside (low, high): the interpolated value and its neighbour toward
+        the target (a near-linear lever is then bracketed in one step), else the middle."""
+        if not interpolate or at_high == at_low:
+            return [(low + high) // 2]
+        guess = low + (self.target - at_low) * (high - low) / (at_high - at_low)
+        first = min(high - 1, max(low + 1, int(guess)))
+        return [first, first + 1] if first + 1 < high else [first]
+
+    def closest(self, values: Values, lever: Lever, candidates: tuple[int, ...]) -> Values:
         best = min(candidates, key=lambda v: abs(self.evaluate({**values, lever.name: v}) - self.target))
         return {**values, lever.name: best}
 
