@@ -73,14 +73,10 @@ def print_design(reached: dict[str, Any], published: dict[str, Any], targets: di
     out.print(f"{'figure':28} {'target':>10} {'reached':>10} {'published':>10}")
     wanted = {"rtp": targets["rtp"], "hit_rate": targets["hit_rate"], "volatility_index": targets["volatility"]}
     for key, value in reached.items():
-        if key == "ci99":
-            continue
         target = wanted.get(key)
         shown = (lambda v: f"{v:.3f}") if key == "volatility_index" else (lambda v: percent(v))
         out.print(f"{escape(key):28} {shown(target) if target is not None else '-':>10} {shown(value):>10} "
                   f"{shown(published[key]) if key in published else '-':>10}")
-    if reached.get("ci99"):
-        out.print(f"(the RTP is partly simulated: ± {reached['ci99'] * 100:.4f} points at 99%)")
 
 
 

@@ -34,6 +34,8 @@ class Designer(ABC):
     code: str
     # Whether --keep-feature-rate leaves levers to move (the levers that keep the trigger chance).
     keeps_feature_rate = True
+    # Whether the game's RTP report is exact (quick); a simulated one is run by certify only.
+    report_is_exact = True
 
     def __init__(self, keep_feature_rate: bool = False) -> None:
         self.keep_feature_rate = keep_feature_rate
@@ -120,6 +122,9 @@ def rebalance(weights: dict[str, int], group: tuple[str, ...], group_total: int)
 # -- Dynasty ------------------------------------------------------------------------------------
 SEAL_STACK = 4
 DYNASTY_LOW = ("NINE", "TEN", "JACK", "QUEEN", "KING", "ACE")
+# The fine levers, coarse to fine: a low symbol on reel 5 changes five-of-a-kind wins alone,
+# on reel 4 four- and five-of-a-kind; the free strips' weigh by the free spins' share.
+DYNASTY_FINE = (("base", 4), ("free", 3), ("free", 4))
 
 
 def dynasty_layout(counts: dict[str, int], seed: int) -> list[str]:
@@ -179,11 +184,8 @@ class DynastyDesigner(Designer):
         return [0.0] if self.keep_feature_rate else [1.0, 0.0, 0.5, 2.0, 4.0]
 
     def levers(self, part: str, shape: float) -> list[Lever]:
-        coarse = [Lever("padding", -25, 400, 0)]
-        fine = [Lever("free_reel_5", -5, 60, 0)]
-        if not self.keep_feature_rate:
-            fine.insert(0, Lever("base_reel_5", -5, 60, 0))
-        return coarse + fine
+        fine = [(mode, reel) for mode, reel in DYNASTY_FINE if mode == "free" or not self.keep_feature_rate]
+        return [Lever("padding", -25, 400, 0)] + [Lever(f"{mode}_reel_{reel + 1}", -25, 60, 0) for mode, reel in fine]
 
     def apply(self, raw: dict[str, Any], values: Values, shape: float) -> None:
         counts = deepcopy(raw["design"]["counts"])
@@ -193,8 +195,8 @@ class DynastyDesigner(Designer):
             for reel in range(5):
                 share = abs(spread) // 5 + (1 if reel < abs(spread) % 5 else 0)
                 pad(counts[mode][reel], DYNASTY_LOW, share if spread >= 0 else -share, reel)
-        pad(counts["base"][4], DYNASTY_LOW, values.get("base_reel_5", 0), 0)
-        pad(counts["free"][4], DYNASTY_LOW, values.get("free_reel_5", 0), 0)
+        for mode, reel in DYNASTY_FINE:
+            pad(counts[mode][reel], DYNASTY_LOW, values.get(f"{mode}_reel_{reel + 1}", 0), 0)
         raw["reels"] = dynasty_strips(counts)
         raw["design"] = {**raw["design"], "counts": counts}
 
@@ -273,6 +275,7 @@ class GrimoireDesigner(Designer):
     every candidate is priced with the same draws. The free spins' trigger does not move."""
 
     code = "golden-grimoire"
+    report_is_exact = False
 
     def levers(self, part: str, shape: float) -> list[Lever]:
         weights = self.raw["features"]["mystery"]["weights"]
@@ -315,12 +318,13 @@ class FortuneDesigner(Designer):
     and ``slotforge certify`` checks the result by the game's own simulation."""
 
     code = "divine-fortune"
+    report_is_exact = False
 
     def parts(self) -> list[str]:
         return [entry["stake"] for entry in self.raw["features"]["bonus_game"]["by_stake"]]
 
     def levers(self, part: str, shape: float) -> list[Lever]:
-        return [Lever(f"{part}.value_tilt", -20_000, 50_000, 0)]
+        return [Lever(f"{part}.value_tilt", -2_000, 5_000, 0)]
 
     def apply(self, raw: dict[str, Any], values: Values, shape: float) -> None:
         bonus = raw["features"]["bonus_game"]

@@ -82,11 +82,14 @@ def design(code: str, targets: Targets, name: str, keep_feature_rate: bool = Fal
     chosen = min(candidates, key=lambda c: targets.distance(c.figures) if c.figures else 0.0)
     if abs(chosen.rtp - targets.rtp) > LABEL_TOLERANCE:
         raise Unreachable(f"--rtp: the closest the levers reach is {chosen.rtp:.4%}, not within "
-                          f"{LABEL_TOLERANCE:.2%} of {targets.rtp:.2%}: no version written")
+                          f"{LABEL_TOLERANCE * 100:.2f} points of {targets.rtp:.2%}: no version written")
     raw = labelled(designer, chosen, targets, name)
     game = designer.load(raw)
     progress(f"simulating {rounds:,} rounds of the version and of the published model")
-    return Design(raw, game, chosen, summary(game, rounds), summary(designer.published, rounds))
+    published_rtp = max((designer.rtp(designer.published, part) for part in designer.parts()),
+                        key=lambda rtp: abs(rtp - float(designer.published.spec.rtp)))
+    return Design(raw, game, chosen, summary(designer, game, chosen.rtp, rounds),
+                  summary(designer, designer.published, published_rtp, rounds))
 
 
 def solve_shape(designer: Designer, target: float, shape: float, progress: Callable[[str], None]) -> Candidate:
@@ -123,9 +126,10 @@ def labelled(designer: Designer, chosen: Candidate, targets: Targets, name: str)
     return raw
 
 
-def summary(game: Game, rounds: int) -> dict[str, Any]:
-    """RTP (the game's report), hit rate and volatility (seeded simulation) and feature rates."""
-    rtp = rtp_figures(game)
+def summary(designer: Designer, game: Game, rtp: float, rounds: int) -> dict[str, Any]:
+    """The RTP as the search priced it (the farthest from the label of every part), hit rate and
+    volatility (seeded simulation), and the feature rates the game's report states where that
+    report is exact (a simulated one is left to ``slotforge certify``)."""
     figures = round_figures(game, rounds, DESIGN_SEED)
-    return {"rtp": rtp["rtp"], "ci99": rtp["ci99"], "hit_rate": figures.hit_rate,
-            "volatility_index": figures.volatility_index, **rtp["features"]}
+    features = rtp_figures(game)["features"] if designer.report_is_exact else {}
+    return {"rtp": rtp, "hit_rate": figures.hit_rate, "volatility_index": figures.volatility_index, **features}
