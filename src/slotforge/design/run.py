@@ -10,7 +10,7 @@ the closest wins. Without secondary targets the first shape alone is searched.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -24,6 +24,7 @@ SEARCH_TOLERANCE = 0.00004
 LABEL_TOLERANCE = 0.0001
 DESIGN_ROUNDS = 200_000
 DESIGN_SEED = 1
+SWEEPS = 4  # passes over the parts of a game designed part by part
 
 
 @dataclass(frozen=True)
@@ -92,20 +93,36 @@ def design(code: str, targets: Targets, name: str, keep_feature_rate: bool = Fal
                   summary(designer, designer.published, published_rtp, rounds))
 
 
-def solve_shape(designer: Designer, target: float, shape: float, progress: Callable[[str], None]) -> Candidate:
-    """Every part's levers bisected in turn, for one shape."""
-    values: Values = {}
-    for part in designer.parts():
-        def rtp(trial: Values, part: str = part) -> float:
-            return designer.rtp_of({**values, **trial}, shape, part)
+def solve_shape(designer: Designer, target: float, shape: float, progress: Callable[[str], None],
+                start: Values | None = None) -> Candidate:
+    """Every part's levers searched in turn, for one shape, from ``start`` (the published values
+    when None). Parts may share a little (one configuration's weights can touch another's
+    RTP), so the sweep over the parts repeats, from where it ended, until every part is within
+    the tolerance (at most ``SWEEPS`` times)."""
+    values: Values = dict(start or {})
+    for _ in range(SWEEPS):
+        for part in designer.parts():
+            values.update(solve_part(designer, target, shape, part, values, progress))
+        game = designer.load(designer.build(values, shape))
+        rtps = [designer.rtp(game, part) for part in designer.parts()]
+        farthest = max(rtps, key=lambda rtp: abs(rtp - target))
+        if abs(farthest - target) <= SEARCH_TOLERANCE or len(rtps) == 1:
+            break
+        progress(f"shape {shape:g}: a part moved to {farthest:.4%} as the others were set: sweeping again")
+    return Candidate(shape, values, game, farthest)
 
-        where = f"{part}: " if part else ""
-        search = Search(designer.levers(part, shape), rtp, target, SEARCH_TOLERANCE,
-                        progress=lambda text, where=where: progress(f"shape {shape:g}: {where}{text}"))
-        values.update(search.run())
-    game = designer.load(designer.build(values, shape))
-    rtps = [designer.rtp(game, part) for part in designer.parts()]
-    return Candidate(shape, values, game, max(rtps, key=lambda rtp: abs(rtp - target)))
+
+def solve_part(designer: Designer, target: float, shape: float, part: str, values: Values,
+               progress: Callable[[str], None]) -> Values:
+    """The levers of one part searched from their current values, the other parts held."""
+    def rtp(trial: Values) -> float:
+        return designer.rtp_of({**values, **trial}, shape, part)
+
+    levers = [replace(lever, start=values.get(lever.name, lever.start)) for lever in designer.levers(part, shape)]
+    where = f"{part}: " if part else ""
+    search = Search(levers, rtp, target, SEARCH_TOLERANCE,
+                    progress=lambda text: progress(f"shape {shape:g}: {where}{text}"))
+    return search.run()
 
 
 def labelled(designer: Designer, chosen: Candidate, targets: Targets, name: str) -> dict[str, Any]:

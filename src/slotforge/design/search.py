@@ -54,6 +54,8 @@ class Search:
         """The lever values whose RTP is closest to the target (coarse levers first); raises
         :class:`Unreachable` when even the first lever's ends do not bracket the target."""
         values = {lever.name: lever.start for lever in self.levers}
+        if abs(self.evaluate(values) - self.target) <= self.tolerance:
+            return values
         self.check_reachable(values)
         for lever in self.levers:
             if abs(self.evaluate(values) - self.target) <= self.tolerance:
