@@ -2,7 +2,8 @@
 
 Run ``python tools/design_dynasty.py`` to lay the strips out again from the counts below, tune
 the low symbols until the exact RTP is 95.00%, and write them into the model file. The layout
-is seeded, so the same counts always give the same strips.
+is seeded, so the same counts always give the same strips; it is the one ``slotforge design
+dynasty`` uses for the game's further RTP versions (``slotforge.design.designers``).
 
 Design choices:
 - SEAL comes in stacks of 4 on reels 2-4 (a stack can fill a whole reel); free spins carry two
@@ -15,7 +16,6 @@ Design choices:
 from __future__ import annotations
 
 import json
-import random
 import sys
 import tempfile
 from pathlib import Path
@@ -23,13 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from slotforge.design.designers import SEAL_STACK  # noqa: E402
+from slotforge.design.designers import dynasty_strips as strips  # noqa: E402
 from slotforge.games import maths_of  # noqa: E402
 from slotforge.games.dynasty.rules import Dynasty  # noqa: E402
 
 MODEL = ROOT / "src/slotforge/games/dynasty/model.json"
 TARGET = 0.95
 TOLERANCE = 0.00002
-SEAL_STACK = 4
 LOW = ("ACE", "KING", "QUEEN", "JACK", "TEN", "NINE")
 
 OUTER = {"EMPEROR": 1, "DRAGON": 3, "PHOENIX": 3, "TIGER": 4, "KOI": 4,
@@ -42,48 +43,6 @@ START = {
     "base": [dict(OUTER), dict(INNER), dict(INNER), dict(INNER), dict(OUTER)],
     "free": [dict(FREE_OUTER), dict(FREE_INNER), dict(FREE_INNER), dict(FREE_INNER), dict(FREE_OUTER)],
 }
-
-
-def layout(counts: dict[str, int], seed: int) -> list[str]:
-    """A strip with the given counts: SEAL in stacks, EMPEROR spread, the rest shuffled."""
-    blocks: list[list[str]] = []
-    for code, n in counts.items():
-        if code == "SEAL":
-            blocks += [["SEAL"] * SEAL_STACK] * (n // SEAL_STACK)
-            if n % SEAL_STACK:
-                blocks.append(["SEAL"] * (n % SEAL_STACK))
-        else:
-            blocks += [[code]] * n
-    chooser = random.Random(seed)
-    for _ in range(100_000):
-        chooser.shuffle(blocks)
-        strip = [code for block in blocks for code in block]
-        if _acceptable(strip):
-            return strip
-    raise RuntimeError(f"no layout found for {counts}")
-
-
-def _acceptable(strip: list[str]) -> bool:
-    length = len(strip)
-    emperors = [i for i, code in enumerate(strip) if code == "EMPEROR"]
-    for a in emperors:
-        for b in emperors:
-            if a != b and (b - a) % length < 3:
-                return False
-    # No two SEAL stacks back to back, and no symbol three times in a row (besides SEAL).
-    for i in range(length):
-        window = [strip[(i + k) % length] for k in range(SEAL_STACK + 1)]
-        if window.count("SEAL") > SEAL_STACK:
-            return False
-        if strip[i] != "SEAL" and strip[i] == strip[(i + 1) % length] == strip[(i + 2) % length]:
-            return False
-    return True
-
-
-def strips(counts: dict[str, list[dict[str, int]]]) -> dict[str, list[list[str]]]:
-    return {
-        mode: [layout(c, seed=7 * reel + len(mode)) for reel, c in enumerate(reels)] for mode, reels in counts.items()
-    }
 
 
 def rtp(counts: dict[str, list[dict[str, int]]], raw: dict) -> float:

@@ -9,7 +9,7 @@ imported: the top-level commands of :mod:`.compliance`, :mod:`.maths`, :mod:`.pl
 
 from __future__ import annotations
 
-from slotforge.cli import compliance, jackpot, maths, play, rng, server, wallet_demo  # noqa: F401  (each adds its commands)
+from slotforge.cli import compliance, design, jackpot, maths, play, rng, server, wallet_demo  # noqa: F401  (each adds its commands)
 from slotforge.cli.common import BAD_INPUT, INTERRUPTED, MAX_ROUNDS, app
 
 app.add_typer(rng.rng_app, name="rng")

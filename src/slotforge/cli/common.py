@@ -155,6 +155,22 @@ def model_option() -> Any:
     return typer.Option(None, "--model", metavar="FILE", help="a model file to use instead of the shipped one")
 
 
+def version_option() -> Any:
+    return typer.Option(None, "--version", metavar="NAME",
+                        help="an RTP version of the game (`slotforge games` lists them); the published one when "
+                             "omitted")
+
+
+def chosen_model(game: str, model: Path | None, version: str | None) -> Path | None:
+    """The model file a command runs: ``--model``, the model of ``--version`` (checked against
+    the published rules; an unknown name lists the versions), or None for the published one."""
+    from slotforge.games import version_model
+
+    if version is not None and model is not None:
+        fail("--model and --version: give one or the other")
+    return model if version is None else guarded(lambda: version_model(game, version))
+
+
 def bet_option() -> Any:
     return typer.Option([], "--bet", metavar="FIELD=VALUE",
                         help="a bet field (repeatable), e.g. --bet lines=7; the game's page lists them")

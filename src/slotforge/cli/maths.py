@@ -23,6 +23,7 @@ from slotforge.cli.common import (
     check_writable,
     checked_bet,
     checked_cluster,
+    chosen_model,
     cluster_option,
     emit_json,
     err,
@@ -37,6 +38,7 @@ from slotforge.cli.common import (
     out,
     progress_bar,
     strategy_option,
+    version_option,
     workers_option,
     workers_to_use,
     write_atomically,
@@ -44,7 +46,8 @@ from slotforge.cli.common import (
 from slotforge.engine.game import Game, as_percent
 from slotforge.engine.roles import RtpOptions
 from slotforge.figures import describe, flatten, model_label, percent, points
-from slotforge.games import game_codes, load_game, maths_of
+from slotforge.games import game_codes, load_game, maths_of, versions_of
+from slotforge.games.versions import VersionInfo
 
 if TYPE_CHECKING:
     from slotforge.reports.par_figures import SheetData
@@ -52,10 +55,16 @@ if TYPE_CHECKING:
 
 # -- games and their maths -----------------------------------------------------------------------
 @app.command(cls=Command)
-def games() -> None:
+def games(as_json: bool = json_option("the games and their versions")) -> None:
     """List the games: code, name, published RTP (the range, with the strategy giving each end,
-    where the player's strategy moves it) and the model they run."""
+    where the player's strategy moves it), the model they run, and their RTP versions (the
+    published one, marked *, is the default; `--version NAME` picks another)."""
     loaded = [(code, guarded(lambda code=code: load_game(code))) for code in game_codes()]
+    listed = {code: guarded(lambda code=code: versions_of(code)) for code, _ in loaded}
+    if as_json:
+        emit_json([{"code": code, "name": game.spec.name, "model": game.model_id, **game.published_rtp(),
+                    "versions": [info.as_json() for info in listed[code]]} for code, game in loaded])
+        return
     code_width = max(len(code) for code, _ in loaded)
     name_width = max(len(game.spec.name) for _, game in loaded)
     rtp_width = max(len(game.published_rtp()["rtp_text"]) for _, game in loaded)
@@ -70,8 +79,20 @@ def games() -> None:
                       f"{spread['min_strategy']} ({escape(spread['min_strategy_text'])}), "
                       f"{as_percent(Decimal(spread['max']))} with {spread['max_strategy']} "
                       f"({escape(spread['max_strategy_text'])})")
+        out.print(f"{'':{code_width}}  versions: {escape(versions_text(listed[code]))}")
     out.print("(the fingerprint is a hash of the model file: records and reports name it, so every figure "
-              "traces to the exact data that produced it)")
+              "traces to the exact data that produced it; * marks the published version, the default)")
+
+
+def versions_text(versions: list[VersionInfo]) -> str:
+    """A game's versions on one line: "95.00* (95.00%), 94.00 (94.00%)"; a range's ends joined."""
+
+    def label(info: VersionInfo) -> str:
+        if info.rtp_range:
+            return f"{as_percent(info.rtp_range[0])} to {as_percent(info.rtp_range[1])}"
+        return as_percent(info.rtp)
+
+    return ", ".join(f"{info.name}{'*' if info.published else ''} ({label(info)})" for info in versions)
 
 
 @app.command(cls=Command)
@@ -89,11 +110,13 @@ def rtp(
     cluster: str | None = cluster_option(),
     as_json: bool = json_option("the report"),
     model: Path | None = model_option(),
+    version: str | None = version_option(),
 ) -> None:
     """The game's RTP: exact where the maths allows, simulated with a 99% interval where it
     does not, with every part of the game."""
     if rounds_ is not None and seconds is not None:
         fail("--rounds and --seconds: give one or the other")
+    model = chosen_model(game, model, version)
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
@@ -145,9 +168,11 @@ def simulate(
     strategy: str | None = strategy_option(),
     as_json: bool = json_option("the figures"),
     model: Path | None = model_option(),
+    version: str | None = version_option(),
 ) -> None:
     """Simulate complete rounds and report the RTP with its confidence intervals, the hit
     frequency and the features. Ctrl-C stops early and reports what was simulated."""
+    model = chosen_model(game, model, version)
     the_game = guarded(lambda: load_game(game, model))
     the_bet = guarded(lambda: checked_bet(the_game, bet))
     guarded(lambda: the_game.strategy_index(strategy))
@@ -269,6 +294,7 @@ def par(
                                        help="write the sheet here (default: print it on standard output)"),
     force: bool = typer.Option(False, "--force", metavar="", help="overwrite --out when it exists"),
     model: Path | None = model_option(),
+    version: str | None = version_option(),
 ) -> None:
     """Write a PAR sheet: the RTP and its parts, simulated figures, the win distribution, volatility,
     the top award's odds, the RTP per bet configuration, paytable, paylines and strips.
@@ -281,7 +307,7 @@ def par(
     checked_cluster(cluster)
     used = 1 if cluster else workers_to_use(workers)
     if shipped:
-        given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model}
+        given = {"--rounds": rounds_, "--seed": seed, "--out": output, "--model": model, "--version": version}
         clash = [name for name, value in given.items() if value is not None]
         if clash:
             fail(f"--shipped: the shipped sheets use their recorded settings; drop {', '.join(clash)}")
@@ -290,6 +316,7 @@ def par(
         return
     if game is None:
         fail(f"GAME: expected one of {game_codes()} (or --shipped)")
+    model = chosen_model(game, model, version)
     the_game = guarded(lambda: load_game(game, model))
     if output is not None:
         check_writable(output, force)

@@ -19,6 +19,7 @@ from slotforge.cli.common import (
     app,
     bet_option,
     check_writable,
+    chosen_model,
     emit_json,
     err,
     escape,
@@ -29,6 +30,7 @@ from slotforge.cli.common import (
     model_option,
     out,
     parse_bet_options,
+    version_option,
 )
 from slotforge.engine import round as rounds
 from slotforge.engine.game import Game, Operator
@@ -55,11 +57,13 @@ def play(
     save: Path | None = typer.Option(None, "--save", metavar="FILE",
                                      help="also write the round record here (resume it with `slotforge resume`)"),
     model: Path | None = model_option(),
+    version: str | None = version_option(),
 ) -> None:
     """Play one round. Without --script or --seed it draws from the secure generator.
 
     A round that waits for a choice asks for it on a terminal, reads answers piped on standard
     input (one a line), or stops with status "awaiting" (continue it with `slotforge resume`)."""
+    model = chosen_model(game, model, version)
     the_game = guarded(lambda: load_game(game, model))
     operator = Operator(gamble_limit=parse_gamble_limit(gamble_limit))
     if save is not None:
