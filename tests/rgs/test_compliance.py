@@ -194,7 +194,7 @@ def certified_copy(tmp_path: Path, code: str = "dynasty") -> Path:
     (folder / "certified").mkdir(parents=True)
     model = folder / "model.json"
     shutil.copy(shipped.model_file, model)
-    manifest = {"model_sha256": integrity.model_sha256(shipped), "code": shipped.code_id}
+    manifest = {"game": code, "model": {"sha256": integrity.model_sha256(shipped)}, "code": shipped.code_id}
     (folder / "certified" / f"{shipped.spec.version}.json").write_text(json.dumps(manifest))
     return model
 

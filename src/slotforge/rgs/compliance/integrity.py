@@ -19,6 +19,7 @@ from typing import Any
 
 import slotforge
 from slotforge.engine.game import Game
+from slotforge.games.versions import VERSIONS_FOLDER
 
 PACKAGE = Path(slotforge.__file__).resolve().parent
 # What the digest covers: the package's source, data and the shipped browser client; not the
@@ -52,9 +53,10 @@ def model_sha256(game: Game) -> str:
 
 
 def manifest_of(game: Game) -> Path | None:
-    """The certified manifest of the game's model version, where one is shipped beside the model
-    (``certified/VERSION.json``)."""
-    path = game.path.parent / "certified" / f"{game.spec.version}.json"
+    """The certified manifest of the game's model version (``slotforge certify -o``), where one is
+    shipped in the game's package: ``certified/VERSION.json`` beside its ``model.json``."""
+    folder = game.path.parent.parent if game.path.parent.name == VERSIONS_FOLDER else game.path.parent
+    path = folder / "certified" / f"{game.spec.version}.json"
     return path if path.is_file() else None
 
 
@@ -68,9 +70,10 @@ def in_play(game: Game) -> GameInPlay:
         return GameInPlay(**figures, manifest=None, status="uncertified")
     certified = json.loads(found.read_text())
     differences = tuple(
-        f"{field}: certified {certified.get(field)!r}, in play {ours!r}"
-        for field, ours in (("model_sha256", digest), ("code", game.code_id))
-        if certified.get(field) != ours)
+        f"{field}: certified {kept!r}, in play {ours!r}"
+        for field, kept, ours in (("model_sha256", certified["model"]["sha256"], digest),
+                                  ("code", certified["code"], game.code_id))
+        if kept != ours)
     return GameInPlay(**figures, manifest=shown_path(found),
                       status="mismatch" if differences else "certified", differences=differences)
 
