@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from slotforge.engine import events
 from slotforge.engine.game import Game, Operator
-from slotforge.engine.jit import loop
 from slotforge.engine.outcomes import reset
 from slotforge.maths import stats
 from slotforge.maths.streams import CHUNK, chunk_stream, plan
@@ -39,7 +39,12 @@ def class_labels() -> list[str]:
     ]
 
 
-@loop
+# Compiled in each process, not cached on disk: it takes a game's round function as an argument,
+# and numba's disk cache keeps one index for every game's compilation of it, whose entries name
+# round functions that another process may not have loaded ("underlying object has vanished").
+# The game's own loops avoid that by wrapping the shared loop in a function of the game's own
+# (engine.loop); this maths-only loop compiles in well under a second.
+@njit(_nrt=False)
 def _classify_rounds(
     play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, edges, counts, wins, largest
 ):
