@@ -221,64 +221,71 @@ def print_run(result: dict) -> None:
 
 
 # -- a round by part -------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def draws_only(reelset, outcomes, scratch, spins):
     """Stop draws alone: the base spin's five bounded draws."""
     for _ in range(spins):
         land(reelset, outcomes, scratch, False)
 
 
-@njit(cache=True)
-def line_base_spins(base_spin, tables, bet, state, outcomes, log, work, tally, spins):
-    """A line game's base spin ``spins`` times (whatever it triggers left unplayed)."""
-    won = 0
-    for _ in range(spins):
-        won += base_spin(tables, bet, state, outcomes, log, work, tally)
-    return won
+def looped(spin: Callable) -> Callable:
+    """A compiled loop of ``spins`` base spins (whatever they trigger left unplayed), ``spin``
+    inlined into it and no reference counting, as the simulator's loop has it."""
+
+    @njit(_nrt=False)
+    def base_spins(tables, bet, state, outcomes, log, work, tally, spins):
+        won = 0
+        for _ in range(spins):
+            won += spin(tables, bet, state, outcomes, log, work, tally)
+        return won
+
+    return base_spins
 
 
 def base_spin_of(code: str) -> Callable:
-    """A compiled ``(tables, bet, state, outcomes, log, work, tally) -> win`` of the game's base spin."""
+    """A compiled loop of the game's base spin: ``(tables, bet, state, outcomes, log, work, tally, spins)``."""
     if code == "dynasty":
         from slotforge.engine.spin import line_spin
 
-        @njit
+        @njit(inline="always")
         def spin(tables, bet, state, outcomes, log, work, tally):
             return line_spin(tables.pay, tables.base, events.BASE, 0, 0, 0, enabled_lines(bet[0]), bet[1], 1,
                              outcomes, log, work)[0]
     elif code == "golden-grimoire":
         from slotforge.games.golden_grimoire.kernels import base_spin
 
-        @njit
+        @njit(inline="always")
         def spin(tables, bet, state, outcomes, log, work, tally):
             return base_spin(tables, enabled_lines(bet[0]), outcomes, log, work, tally)[0]
     elif code == "wish-upon-a-jackpot":
         from slotforge.games.wish_upon_a_jackpot.kernels import base_spin
 
-        @njit
+        @njit(inline="always")
         def spin(tables, bet, state, outcomes, log, work, tally):
             return base_spin(tables, bet, outcomes, log, work, tally)[1]
     elif code == "divine-fortune":
-        from slotforge.games.divine_fortune.kernels import main_game, no_free_spins
+        from slotforge.games.divine_fortune.kernels import main_game
+        from slotforge.games.divine_fortune.kernels.measure import no_free_spins
 
-        @njit
+        @njit(inline="always")
         def spin(tables, bet, state, outcomes, log, work, tally):
             return main_game(tables, outcomes, log, work, tally, no_free_spins)[1]
     elif code == "moon-of-fortune":
         from slotforge.games.moon_of_fortune.kernels import base_spin
 
-        @njit
+        @njit(inline="always")
         def spin(tables, bet, state, outcomes, log, work, tally):
             return base_spin(tables, bet, state, outcomes, log, work, tally)[1]
     else:
         raise SystemExit(f"--profile: no base spin known for {code!r}; expected one of {game_codes()}")
-    return spin
+    return looped(spin)
 
 
 def profile(code: str, rounds: int, repeats: int) -> dict[str, float]:
-    """Nanoseconds a round by part (medians of ``repeats``), and the reference's spin."""
+    """Nanoseconds a round by part (medians of ``repeats``), and the reference's spin. The base
+    spin's loop is compiled here, inlining the game's own base spin (a minute or more)."""
     game, bet, played = loaded(code)
-    spin = base_spin_of(code)
+    base_spins = base_spin_of(code)
 
     def fresh():
         outcomes = game.outcomes(chunk_stream(SEED, 0), strategy=game.strategy_index(None))
@@ -302,11 +309,11 @@ def profile(code: str, rounds: int, repeats: int) -> dict[str, float]:
 
     def base():
         outcomes, work, tally = fresh()
-        line_base_spins(spin, game.tables, bet, game.state_array({}, played), outcomes, events.off(), work, tally,
-                        rounds)
+        base_spins(game.tables, bet, game.state_array({}, played), outcomes, events.off(), work, tally, rounds)
 
+    play(REFERENCE, 1000)  # compiled, or loaded from the cache, before it is timed
     part = {
-        "reference spin": 1e9 / one_core(REFERENCE, rounds),
+        "reference spin": 1e9 / statistics.median(one_core(REFERENCE, rounds) for _ in range(repeats)),
         "stop draws": timed(draws),
         "base spin (draws, evaluation, triggers)": timed(base),
         "round (simulator's loop)": 1e9 / statistics.median(one_core(code, rounds) for _ in range(repeats)),
