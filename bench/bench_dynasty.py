@@ -1,6 +1,10 @@
 """Dynasty: complete rounds per second (base game and free spins, gamble off).
 
-    python bench/bench_dynasty.py [--rounds N]
+The simulator's bench for this game alone, with the same rules run as plain Python beside it:
+
+    python bench/bench_dynasty.py [--rounds N] [--plain-python N] [--json]
+
+(every game at once, against the plain-numba reference: bench/bench_simulate.py).
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import main  # noqa: E402
+from bench_simulate import main  # noqa: E402
 
 if __name__ == "__main__":
-    main("dynasty", target=10_000_000, doc=__doc__)
+    main(games="dynasty", plain_rounds=20_000)

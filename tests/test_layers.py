@@ -129,10 +129,13 @@ def test_every_package_has_its_layer():
 
 
 def test_every_game_has_the_same_files():
-    """One template for every game (docs/engine.md, "A game's files")."""
+    """One template for every game (docs/engine.md, "A game's files"): its compiled round in
+    ``kernels.py``, or in a ``kernels`` package of modules by feature where the round is large."""
     for game in GAMES:
-        files = sorted(path.name for path in (SOURCE / "games" / game).iterdir() if path.is_file())
-        assert files == ["__init__.py", "kernels.py", "maths.py", "model.json", "rules.py"], game
+        folder = SOURCE / "games" / game
+        files = sorted(path.name for path in folder.iterdir() if path.is_file() and path.name != "kernels.py")
+        assert files == ["__init__.py", "maths.py", "model.json", "rules.py"], game
+        assert (folder / "kernels.py").is_file() != (folder / "kernels" / "__init__.py").is_file(), game
 
 
 # -- no circle ---------------------------------------------------------------------------------

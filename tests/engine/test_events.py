@@ -20,7 +20,14 @@ EVENT_CODES = {name: getattr(events, name) for name in dir(events)
 
 
 def module_of(path: Path):
-    return importlib.import_module(".".join(path.relative_to(SOURCE.parent).with_suffix("").parts))
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+
+
+def feature_fields_of(module: str) -> dict[int, tuple[str, ...]]:
+    """The FEATURE_FIELDS of the game ``module`` belongs to (its kernels, a module or a package)."""
+    game = ".".join(module.split(".")[:3])
+    return importlib.import_module(game + ".kernels").FEATURE_FIELDS
 
 
 def code_of(node: ast.expr, module) -> tuple[str, int] | None:
@@ -63,7 +70,7 @@ def test_every_emit_writes_the_fields_its_table_names():
         if feature is None:
             expected = len(events.FIELDS[EVENT_CODES[name]])
         else:
-            table = importlib.import_module(module.rsplit(".", 1)[0] + ".kernels").FEATURE_FIELDS
+            table = feature_fields_of(module)
             expected = 1 + len(table[feature])
         if written != expected:
             wrong.append(f"{module} (line {line}): {name} writes {written} fields, its table names {expected}")
@@ -71,9 +78,9 @@ def test_every_emit_writes_the_fields_its_table_names():
 
 
 def test_every_game_names_the_fields_of_each_feature_code_it_emits():
-    emitted = {(module.rsplit(".", 1)[0], feature) for module, _, _, _, feature in emits() if feature is not None}
-    for package, feature in emitted:
-        assert feature in importlib.import_module(package + ".kernels").FEATURE_FIELDS, (package, feature)
+    emitted = {(module, feature) for module, _, _, _, feature in emits() if feature is not None}
+    for module, feature in emitted:
+        assert feature in feature_fields_of(module), (module, feature)
 
 
 def test_a_row_reads_back_by_the_names_of_its_code():

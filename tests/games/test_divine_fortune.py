@@ -23,7 +23,8 @@ from slotforge.engine.game import Operator, ScriptError
 from slotforge.engine.outcomes import make_outcomes
 from slotforge.engine.roles import RtpOptions
 from slotforge.games import load_game
-from slotforge.games.divine_fortune import kernels, maths
+from slotforge.games.divine_fortune import maths
+from slotforge.games.divine_fortune.kernels import common
 from slotforge.games.divine_fortune.rules import mega_won, settle_round
 from slotforge.jackpot import InMemoryPool, PoolConfig
 from slotforge.reports.simulate import simulate_chunk
@@ -535,8 +536,8 @@ def plain_parts(game, bet_fields, batches: int, rounds: int) -> dict[str, np.nda
             "respins": tally["respin_win"] / stake,
             "free_spins": tally["free_win"] / stake,
             "bonus_coins": tally["bonus_coins"] / stake,
-            "minor": tally["minor"] * int(game.tables.params[kernels.P_MINOR]) / stake,
-            "major": tally["major"] * int(game.tables.params[kernels.P_MAJOR]) / stake,
+            "minor": tally["minor"] * int(game.tables.params[common.P_MINOR]) / stake,
+            "major": tally["major"] * int(game.tables.params[common.P_MAJOR]) / stake,
             # The seed's share from the Megas actually won, per EUR staked.
             "mega_seed": float(game.features.mega.seed_eur) * tally["mega"] / (rounds * float(bet.total_bet)),
             "wild_on_wild_main_game": tally["wild_on_wild"] / rounds,
@@ -677,7 +678,7 @@ def test_a_model_the_code_cannot_play_is_refused_on_load(tmp_path, edit, message
 def test_rows_and_cells_come_from_the_model(game):
     assert game.cells == 15 and game.grid == (3, 5)
     assert game.tally_names[-1] == "collected_15"
-    assert int(game.tables.params[kernels.P_FULL_REEL]) == 0b111
+    assert int(game.tables.params[common.P_FULL_REEL]) == 0b111
     assert game.tables.line_bits.shape == (5, 8)
 
 

@@ -19,6 +19,7 @@ from slotforge.engine import round as rounds
 from slotforge.engine.bet import BetError
 from slotforge.engine.game import ScriptError
 from slotforge.games import load_game
+from slotforge.games.wish_upon_a_jackpot.kernels import fields
 from tests import scripts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -567,3 +568,34 @@ def test_each_example_script_plays_its_feature(game, example, total):
     )
     assert record["status"] == "complete"
     assert record["total_win"] == total
+
+
+# -- the packed arrays' field tables -----------------------------------------------------------
+def indexes_of(prefix: str) -> dict[str, int]:
+    """The module-level indexes of ``fields`` named with ``prefix``."""
+    return {name: value for name, value in vars(fields).items()
+            if name.startswith(prefix) and name.isupper() and isinstance(value, int)}
+
+
+@pytest.mark.parametrize("prefix", sorted(fields.TABLES))
+def test_every_field_of_a_packed_array_is_named_by_exactly_one_index(prefix):
+    table = fields.TABLES[prefix]
+    named: list[int] = []
+    for name, index in indexes_of(prefix).items():
+        named.extend(range(index, index + fields.TALLY_RUNS.get(name, 1)))
+    assert sorted(named) == list(range(len(table))), f"{prefix}*: each of {table} named once"
+
+
+def test_a_run_of_tallies_follows_its_own_table():
+    for wish, name in enumerate(fields.WISHES):
+        assert fields.TALLY[fields.T_WISH + wish] == f"wish_{name}"
+    for offer in range(fields.OFFERS):
+        assert fields.TALLY[fields.T_DEAL_TAKEN + offer] == f"deal_taken_{offer + 1}"
+
+
+def test_the_rules_name_their_draws_decisions_and_strategies_from_the_tables(game):
+    assert game.draw_names == fields.DRAWS
+    assert tuple(decision.name for decision in game.decisions) == fields.DECISIONS
+    assert game.strategies == fields.STRATEGIES
+    assert game.tally_names == fields.TALLY
+    assert game.tables.params.shape == (len(fields.PARAMS),)

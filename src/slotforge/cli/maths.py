@@ -225,7 +225,7 @@ def run_simulation(game: Game, code: str, rounds_: int, seed: int, workers: int,
 
 def local_workers(rounds_: int, workers: int) -> str:
     """The workers a local run will use, in words, with the reason where it is fewer than asked."""
-    from slotforge.maths.simulate import CHUNK, workers_used
+    from slotforge.reports.simulate import CHUNK, workers_used
 
     used = workers_used(rounds_, workers)
     if used == workers:

@@ -61,7 +61,7 @@ def rtp_checks(game: Game, rtp_rounds: int | None, say: Callable[[str], None]) -
 
 def feature_frequencies(game: Game, rounds: int, seed: int) -> dict[str, float]:
     """Every frequency the game's feature report states, from a seeded simulation."""
-    from slotforge.maths.simulate import simulate
+    from slotforge.reports.simulate import simulate
 
     result = simulate(game.code, rounds, seed=seed, workers=1, model=game.path)
     return {key: value for key, value in flatten(result["features"])

@@ -1,5 +1,6 @@
 """The games, one package each, all laid out alike (docs/engine.md, "A game's files"):
-``model.json`` (the data), ``kernels.py`` (the compiled round), ``rules.py`` (the
+``model.json`` (the data), ``kernels`` (the compiled round: a module, or a package of modules
+by feature where the round is large), ``rules.py`` (the
 :class:`~slotforge.engine.game.Game`: model, bets, scripts, record) and ``maths.py`` (its
 :class:`~slotforge.engine.roles.GameMaths` reports, as a class named ``Maths``).
 

@@ -12,7 +12,7 @@ Exact (no sampling error; the bonus game in double precision):
 
 Simulated (99% intervals): the main game's Falling Wilds Re-Spins, the free spins (as single
 free spins with their re-spins, i.i.d. because there is no retrigger), and how many BONUS a
-round collects. Rounds are simulated conditioned (``k.conditioned_round``): a round
+round collects. Rounds are simulated conditioned (``measure.conditioned_round``): a round
 returns only what it adds to its exactly known first spin, with free spins and bonus games
 replaced by their expectations, so the interval is that of the re-spins alone.
 """
@@ -36,7 +36,7 @@ from slotforge.engine.bet import Bet, format_money
 from slotforge.engine.game import Operator
 from slotforge.engine.loop import MAX_UNITS, TOTALS
 from slotforge.engine.roles import RtpOptions
-from slotforge.games.divine_fortune import kernels as k
+from slotforge.games.divine_fortune.kernels import common, measure
 from slotforge.games.divine_fortune.rules import DivineFortune
 from slotforge.maths import exact, stats
 from slotforge.maths.cluster import Cluster, open_cluster
@@ -165,14 +165,14 @@ def play_chunk(task: Task) -> tuple[np.ndarray, float, np.ndarray]:
     """Play one chunk: (totals, sum of squares, tally)."""
     game = _game(task.model)
     tables: Any = game.tables
-    loop = k.simulate_free_spins
+    loop = measure.simulate_free_spins
     if task.kind == "conditioned":
         expected = np.array(task.expected, dtype=np.int64)
-        tables = k.Conditioned(game.tables, expected[:1], expected[1:])
-        loop = k.simulate_conditioned
+        tables = measure.Conditioned(game.tables, expected[:1], expected[1:])
+        loop = measure.simulate_conditioned
     elif task.kind == "bonus":
-        tables = k.BonusStart(game.tables, np.array(task.expected, dtype=np.int64))
-        loop = k.simulate_bonus_games
+        tables = measure.BonusStart(game.tables, np.array(task.expected, dtype=np.int64))
+        loop = measure.simulate_bonus_games
     outcomes = game.outcomes(chunk_stream(task.seed, task.chunk), strategy=0)
     tally = np.zeros(len(game.tally_names), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
@@ -239,7 +239,7 @@ def collected_chances(game, tally: np.ndarray | dict[str, int], rounds: int) -> 
     trigger = game.features.bonus_game.trigger
     if isinstance(tally, dict):
         return {n: tally[f"collected_{n}"] / rounds for n in range(trigger, game.cells + 1)}
-    return {n: int(tally[k.T_COLLECTED + n - trigger]) / rounds for n in range(trigger, game.cells + 1)}
+    return {n: int(tally[common.T_COLLECTED + n - trigger]) / rounds for n in range(trigger, game.cells + 1)}
 
 
 def mega_rate_per_eur(bonus: BonusMaths, chances: dict[int, float]) -> float:
@@ -287,8 +287,8 @@ def first_spin(game) -> FirstSpin:
 def conditioning(game, free_spin_units: float, bonus: BonusMaths) -> tuple[int, ...]:
     """The conditioned round's expectations, thousandths of a unit: one free spin, then the
     bonus game by BONUS collected (0 below the trigger)."""
-    by_collected = [round(bonus.total(n) * k.MILLI) if n >= bonus.trigger else 0 for n in range(game.cells + 1)]
-    return (round(free_spin_units * k.MILLI), *by_collected)
+    by_collected = [round(bonus.total(n) * measure.MILLI) if n >= bonus.trigger else 0 for n in range(game.cells + 1)]
+    return (round(free_spin_units * measure.MILLI), *by_collected)
 
 
 def budget_of(options: RtpOptions) -> tuple[Budget, Budget]:
@@ -324,7 +324,7 @@ def rtp_report(
     """The RTP at a bet with every part; the interval is at 99% confidence.
 
     Free spins are simulated first (single spins with their re-spins), then conditioned rounds
-    (see :func:`k.conditioned_round`). ``rtp`` is what players get back, the jackpot
+    (see :func:`measure.conditioned_round`). ``rtp`` is what players get back, the jackpot
     pool's share included; ``rtp_without_jackpot`` what the rounds pay.
     """
     started = time.perf_counter()
@@ -344,14 +344,14 @@ def rtp_report(
         expected = conditioning(game, free_spin_units, bonus)
         totals, squares, tally = run(model, "conditioned", round_budget, seed, workers, arguments, expected, cluster)
     n = int(totals[0])
-    added = stats.summarise(n, int(totals[1]), squares, units * k.MILLI)
-    respins = int(tally[k.T_RESPIN_WIN]) / n / units
-    respin_spins = int(tally[k.T_RESPIN_AWARDED]) / n
+    added = stats.summarise(n, int(totals[1]), squares, units * measure.MILLI)
+    respins = int(tally[common.T_RESPIN_WIN]) / n / units
+    respin_spins = int(tally[common.T_RESPIN_AWARDED]) / n
     spins = first.awarded_spins + respin_spins
     chances = collected_chances(game, tally, n)
     # The bonus game's share: exact for the first spin's BONUS, plus what re-spins add
     # (simulated); split into coins, Minor and Major as the simulated chances split it.
-    bonus_added = added["rtp"] - respins - respin_spins * expected[0] / k.MILLI / units
+    bonus_added = added["rtp"] - respins - respin_spins * expected[0] / measure.MILLI / units
     bonus_share = sum(p * bonus.total(c) for c, p in first.bonus.items()) / units + bonus_added
     split = bonus_parts(bonus, chances, units)
     parts_bonus = {name: value * bonus_share / sum(split.values()) for name, value in split.items()}
@@ -429,15 +429,15 @@ def frequencies(tally: np.ndarray, fs_tally: np.ndarray, rounds: int, free_spins
     def one_in(rate: float) -> float | None:
         return 1 / rate if rate else None
 
-    main_wow = int(tally[k.T_WILD_ON_WILD]) / rounds
-    free_wow = int(fs_tally[k.T_FREE_WILD_ON_WILD]) / free_spins * spins_per_round
+    main_wow = int(tally[common.T_WILD_ON_WILD]) / rounds
+    free_wow = int(fs_tally[common.T_FREE_WILD_ON_WILD]) / free_spins * spins_per_round
     return {
-        "hit_frequency": int(tally[k.T_HITS]) / rounds,
-        "respin_rounds": int(tally[k.T_RESPIN_ROUNDS]) / rounds,
-        "respin_one_in": one_in(int(tally[k.T_RESPIN_ROUNDS]) / rounds),
-        "respins_per_respin_round": int(tally[k.T_RESPINS]) / max(1, int(tally[k.T_RESPIN_ROUNDS])),
-        "free_spins": int(tally[k.T_FREE_TRIGGERS]) / rounds,
-        "free_spins_one_in": one_in(int(tally[k.T_FREE_TRIGGERS]) / rounds),
+        "hit_frequency": int(tally[common.T_HITS]) / rounds,
+        "respin_rounds": int(tally[common.T_RESPIN_ROUNDS]) / rounds,
+        "respin_one_in": one_in(int(tally[common.T_RESPIN_ROUNDS]) / rounds),
+        "respins_per_respin_round": int(tally[common.T_RESPINS]) / max(1, int(tally[common.T_RESPIN_ROUNDS])),
+        "free_spins": int(tally[common.T_FREE_TRIGGERS]) / rounds,
+        "free_spins_one_in": one_in(int(tally[common.T_FREE_TRIGGERS]) / rounds),
         "free_spins_from_first_spin_exact": first.trigger,
         "bonus_game": bonus_rate,
         "bonus_game_one_in": one_in(bonus_rate),
@@ -475,8 +475,8 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
         },
         "bonus_game": {
             "rtp_coins": tally["bonus_coins"] / stake,
-            "rtp_minor": tally["minor"] * int(game.tables.params[k.P_MINOR]) / stake,
-            "rtp_major": tally["major"] * int(game.tables.params[k.P_MAJOR]) / stake,
+            "rtp_minor": tally["minor"] * int(game.tables.params[common.P_MINOR]) / stake,
+            "rtp_major": tally["major"] * int(game.tables.params[common.P_MAJOR]) / stake,
             "frequency": bonus_games / rounds,
             "one_in": one_in(bonus_games),
             "cells_per_game": tally["bonus_cells"] / bonus_games if bonus_games else None,

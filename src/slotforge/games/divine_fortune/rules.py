@@ -23,8 +23,7 @@ from slotforge.engine.game import Decision, Game, Operator, Presentation, Script
 from slotforge.engine.model import Choice, IntRange, ModelError, Strict, paylines
 from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
-from slotforge.games.divine_fortune import kernels as k
-from slotforge.games.divine_fortune.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
+from slotforge.games.divine_fortune.kernels import common, play_round, simulate_rounds  # noqa: F401  (exported)
 from slotforge.jackpot import JackpotPool, PoolConfig, Settlement, settle
 
 
@@ -79,7 +78,7 @@ class DivineFortunePresentation(Presentation):
     game: DivineFortune
 
     def describe_draw(self, name: int, value: int) -> Any:
-        if name == k.DRAW_VALUE:
+        if name == common.DRAW_VALUE:
             return self.game.features.bonus_game.values[value]
         return value
 
@@ -89,36 +88,36 @@ class DivineFortunePresentation(Presentation):
         return [[c // reels + 1, c % reels + 1] for c in range(rows * reels) if (mask >> c) & 1]
 
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
-        if code == k.F_WILD_ON_WILD:
+        code, f = events.feature_fields(row, common.FEATURE_FIELDS)
+        if code == common.F_WILD_ON_WILD:
             return {"type": "wild_on_wild", "reel": f["reel"] + 1}
-        if code == k.F_FALLING_WILDS:
+        if code == common.F_FALLING_WILDS:
             return {"type": "falling_wilds", "cells": self.cells_of(f["cells"]), "count": f["count"], "respin": True}
-        if code == k.F_BONUS_COLLECTED:
+        if code == common.F_BONUS_COLLECTED:
             return {"type": "bonus_collected", "count": f["count"], "collected": f["collected"]}
-        if code == k.F_RESPINS_OWED:
+        if code == common.F_RESPINS_OWED:
             return {"type": "respins_owed", "falling_wilds": self.cells_of(f["cells"])}
-        if code == k.F_BONUS_TRIGGERED:
+        if code == common.F_BONUS_TRIGGERED:
             return {"type": "jackpot_bonus_triggered", "collected": f["collected"], "placed": f["placed"]}
-        if code in (k.F_BONUS_PLACED, k.F_BONUS_LANDED):
-            kind = "bonus_placed" if code == k.F_BONUS_PLACED else "bonus_landed"
+        if code in (common.F_BONUS_PLACED, common.F_BONUS_LANDED):
+            kind = "bonus_placed" if code == common.F_BONUS_PLACED else "bonus_landed"
             value = f["value"]
             return {"type": kind, "cell": f["cell"], "value": value, "amount": format_money(bet.amount(value))}
-        if code == k.F_MEGA_WON:
+        if code == common.F_MEGA_WON:
             if f["paid_by_pool"]:
                 return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": "jackpot_pool"}
             return {"type": "jackpot", "jackpot": "MEGA", "progressive": True, "paid_by": None, "fun_play": True}
-        if code == k.F_BONUS_END:
+        if code == common.F_BONUS_END:
             return {"type": "jackpot_bonus_end", "cells": f["filled"], "full_rows": f["full_rows"]}
-        if code == k.F_FREE_RESPIN:
+        if code == common.F_FREE_RESPIN:
             return {"type": "free_spins_respin", "uses_free_spin": False}
         return super().describe_feature(row, bet)
 
     def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
         kind, count, units = events.fields(row).values()
-        if kind == k.W_BONUS_COINS:
+        if kind == common.W_BONUS_COINS:
             return {"kind": "bonus", "symbol": "BONUS", "count": count, "amount": format_money(bet.amount(units))}
-        name = "MINOR" if kind == k.W_MINOR else "MAJOR"
+        name = "MINOR" if kind == common.W_MINOR else "MAJOR"
         return {
             "kind": "jackpot",
             "symbol": name,
@@ -144,10 +143,10 @@ class DivineFortune(Game):
         self.features: Features = self.section(Features, "features")
         self.check_model()
         bonus = self.features.bonus_game
-        self.tally_names = k.TALLY + k.collected_tally_names(bonus.trigger, self.cells)
+        self.tally_names = common.TALLY + common.collected_tally_names(bonus.trigger, self.cells)
         self.stake_rows = {entry.stake: row for row, entry in enumerate(bonus.by_stake)}
         pay = compile_paytable(self.spec)
-        self.tables = k.Tables(
+        self.tables = common.Tables(
             pay=pay,
             base=compile_reelset(self.spec, "base", pay),
             free=compile_reelset(self.spec, "free", pay),
@@ -171,7 +170,7 @@ class DivineFortune(Game):
         """Refuse a model the compiled round cannot play as the rules say."""
         rows, reels = self.grid
         where = f"{self.path}"
-        for mode in k.MODE_NAMES:
+        for mode in common.MODE_NAMES:
             if mode not in self.spec.reels:
                 raise ModelError(f"{where}: reels.{mode}: Divine Fortune needs {mode} reel strips")
         for code in ("WILD", "FREESPINS", "BONUS", "BLANK"):
@@ -220,7 +219,7 @@ class DivineFortune(Game):
 
     def _stacked(self, pay) -> dict[str, np.ndarray]:
         """Base, held and free strips as one table indexed by mode, with per-stop lookups."""
-        sets = [compile_reelset(self.spec, mode, pay) for mode in k.MODE_NAMES]
+        sets = [compile_reelset(self.spec, mode, pay) for mode in common.MODE_NAMES]
         rows, reels = self.grid
         symbols = len(self.spec.symbols)
         longest = max(s.strips.shape[1] for s in sets)
@@ -255,8 +254,8 @@ class DivineFortune(Game):
                     if (bits >> row) & 1:
                         line_bits[reel, bits] |= np.uint64(1) << np.uint64(line)
         substitutes = np.where(pay.counts_as[ids["WILD"]], ~np.uint64(0), np.uint64(0)).astype(np.uint64)
-        carries = np.zeros((len(k.MODE_NAMES), reels, symbols), dtype=np.bool_)
-        for mode, name in enumerate(k.MODE_NAMES):
+        carries = np.zeros((len(common.MODE_NAMES), reels, symbols), dtype=np.bool_)
+        for mode, name in enumerate(common.MODE_NAMES):
             for reel, strip in enumerate(self.spec.reels[name]):
                 for code in strip:
                     carries[mode, reel, self.spec.symbol_id(code)] = True
@@ -265,18 +264,18 @@ class DivineFortune(Game):
         for count, award in sorted(fs.awards.items()):
             awards[count:] = award
         total_units = len(pay.line_rows)  # one unit per line
-        params = np.zeros(k.P_LAST, dtype=np.int64)
-        params[[k.P_WILD, k.P_FREESPINS, k.P_BONUS, k.P_BLANK]] = [
+        params = np.zeros(common.P_LAST, dtype=np.int64)
+        params[[common.P_WILD, common.P_FREESPINS, common.P_BONUS, common.P_BLANK]] = [
             ids[c] for c in ("WILD", "FREESPINS", "BONUS", "BLANK")
         ]
-        params[k.P_FS_TRIGGER], params[k.P_BONUS_TRIGGER], params[k.P_BONUS_SPINS] = (
+        params[common.P_FS_TRIGGER], params[common.P_BONUS_TRIGGER], params[common.P_BONUS_SPINS] = (
             fs.trigger,
             bonus.trigger,
             bonus.spins,
         )
-        params[k.P_MINOR] = bonus.minor_x_total_bet * total_units
-        params[k.P_MAJOR] = bonus.major_x_total_bet * total_units
-        params[k.P_FULL_REEL] = (1 << rows) - 1
+        params[common.P_MINOR] = bonus.minor_x_total_bet * total_units
+        params[common.P_MAJOR] = bonus.major_x_total_bet * total_units
+        params[common.P_FULL_REEL] = (1 << rows) - 1
         stakes = bonus.by_stake
         return dict(
             line_bits=line_bits,
@@ -290,9 +289,9 @@ class DivineFortune(Game):
             params=params,
         )
 
-    def scratch(self) -> k.Work:
+    def scratch(self) -> common.Work:
         rows, reels = self.grid
-        return k.make_work(rows, reels, len(self.spec.symbols))
+        return common.make_work(rows, reels, len(self.spec.symbols))
 
     def extra_screen_symbols(self) -> set[str]:
         """BLANK: an empty cell of a Jackpot Bonus game screen."""
@@ -328,11 +327,11 @@ class DivineFortune(Game):
     def bet_arguments(self, bet: Bet, operator: Operator) -> np.ndarray:
         """The round function's bet array: a Mega is paid by the pool as for real money, except
         in fun play."""
-        arguments = np.zeros(k.BET_ARGUMENTS, dtype=np.int64)
-        arguments[k.B_LEVEL] = bet.unit_coins
-        arguments[k.B_TOTAL_UNITS] = bet.total_units
-        arguments[k.B_STAKE] = self.stake_row(bet)
-        arguments[k.B_MEGA_LIVE] = not operator.fun_play
+        arguments = np.zeros(common.BET_ARGUMENTS, dtype=np.int64)
+        arguments[common.B_LEVEL] = bet.unit_coins
+        arguments[common.B_TOTAL_UNITS] = bet.total_units
+        arguments[common.B_STAKE] = self.stake_row(bet)
+        arguments[common.B_MEGA_LIVE] = not operator.fun_play
         return arguments
 
     def pool_config(self) -> PoolConfig:
@@ -349,11 +348,11 @@ class DivineFortune(Game):
         where = f"screens[{screen}][{row}][{reel}]"
         code = self.codes[symbol] if 0 <= symbol < len(self.codes) else symbol
         messages = {
-            k.R_HELD_REEL: f"{where}: {code} cannot land on reel {reel + 1} while a Falling Wild is active on it",
-            k.R_FREE_SPIN: f"{where}: {code} does not appear in free spins",
-            k.R_MAIN_SCREEN: f"{where}: {code} does not appear in the main game",
-            k.R_BONUS_SCREEN: f"{where}: a Jackpot Bonus game screen shows only BONUS or BLANK, got {code}",
-            k.R_CELL_TAKEN: f"draws.bonus_cell: cell {symbol} already holds a BONUS",
+            common.R_HELD_REEL: f"{where}: {code} cannot land on reel {reel + 1} while a Falling Wild is active on it",
+            common.R_FREE_SPIN: f"{where}: {code} does not appear in free spins",
+            common.R_MAIN_SCREEN: f"{where}: {code} does not appear in the main game",
+            common.R_BONUS_SCREEN: f"{where}: a Jackpot Bonus game screen shows only BONUS or BLANK, got {code}",
+            common.R_CELL_TAKEN: f"draws.bonus_cell: cell {symbol} already holds a BONUS",
         }
         return messages[reason]
 

@@ -44,6 +44,7 @@ from slotforge.engine.rng import xoshiro_stream
 from slotforge.engine.roles import RtpOptions
 from slotforge.engine.round import Script
 from slotforge.games.wish_upon_a_jackpot import kernels as k
+from slotforge.games.wish_upon_a_jackpot.kernels import common, fields
 from slotforge.games.wish_upon_a_jackpot.rules import WishUponAJackpot, deal_thresholds, deal_values
 from slotforge.maths import stats
 from slotforge.maths.exact import expected_one_line, one_line_table, symbol_probabilities
@@ -141,7 +142,7 @@ def wish_mean(game, values: np.ndarray) -> float:
     g = game.features.godmother
     total = sum(g.wishes.values())
     found = wish_values(game, values)
-    return sum(g.wishes[name] / total * found[name] for name in k.WISHES)
+    return sum(g.wishes[name] / total * found[name] for name in fields.WISHES)
 
 
 def wish_chance(game) -> float:
@@ -206,8 +207,8 @@ def pigs_value(game) -> dict[str, float]:
     move = np.zeros((cells + 1, cells + 1))
     for n in range(cells + 1):
         for event, weight in pigs.events.items():
-            index = k.PIG_EVENTS.index(event)
-            after = 0 if index == k.WOLF else min(cells, n + index)
+            index = common.PIG_EVENTS.index(event)
+            after = 0 if index == common.WOLF else min(cells, n + index)
             move[n, after] += weight / total
     standing = np.zeros(cells + 1)
     standing[0] = 1.0
@@ -273,7 +274,7 @@ def rtp_parts(game) -> dict[str, Any]:
         length = int(game.tables.base.lengths[reel])
         trigger *= float((game.tables.base.counts[reel, :length, bonus] > 0).mean())
     weights = game.features.fairy_tale.features
-    chances = {name: weights[name] / sum(weights.values()) for name in k.FEATURES}
+    chances = {name: weights[name] / sum(weights.values()) for name in fields.FEATURES}
     deal = deal_values(game)
     beans, pigs, tower = beanstalk_value(game), pigs_value(game), rapunzel_value(game)
     return {
@@ -365,11 +366,11 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
             "frequency": tally["godmother_bonus"] / rounds,
             "bonus_share_of_appearances": tally["godmother_bonus"] / tally["godmother"] if tally["godmother"] else None,
             "free_spins_wish_rtp": tally["free_wish_win"] / stake,
-            **{wish: tally[f"wish_{wish}"] / rounds for wish in k.WISHES},
+            **{wish: tally[f"wish_{wish}"] / rounds for wish in fields.WISHES},
         },
         "fairy_tale_bonus": {"frequency": bonus / rounds, "one_in": rounds / bonus if bonus else None},
     }
-    for name in k.FEATURES:
+    for name in fields.FEATURES:
         count = tally[name]
         report[name] = {
             "rtp": tally[f"{name}_win"] / stake,
@@ -378,7 +379,7 @@ def feature_report(game, tally: dict[str, int], rounds: int, bet: Bet) -> dict[s
         }
     deals = tally["deal_maker"]
     report["deal_maker"]["taken_at_offer"] = {
-        str(n): tally[f"deal_taken_{n}"] / deals if deals else None for n in range(1, k.OFFERS + 1)
+        str(n): tally[f"deal_taken_{n}"] / deals if deals else None for n in range(1, fields.OFFERS + 1)
     }
     report["beanstalk"]["golden_goose_share"] = tally["eggs"] / tally["beanstalk"] if tally["beanstalk"] else None
     report["three_little_pigs"]["wilds_per_spin"] = (
@@ -395,7 +396,7 @@ def simulate_session(game, rounds: int, strategy: str, seed: int = 1) -> dict[st
     outcomes = game.outcomes(
         xoshiro_stream([seed, game.strategy_index(strategy)]), strategy=game.strategy_index(strategy)
     )
-    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    tally = np.zeros(len(fields.TALLY), dtype=np.int64)
     totals = np.zeros(TOTALS, dtype=np.int64)
     squares = game.simulate_rounds(
         game.tables,
@@ -412,7 +413,7 @@ def simulate_session(game, rounds: int, strategy: str, seed: int = 1) -> dict[st
     return {
         **summary,
         "hits": int(totals[HITS]) / rounds,
-        "tally": dict(zip(k.TALLY, (int(x) for x in tally), strict=True)),
+        "tally": dict(zip(fields.TALLY, (int(x) for x in tally), strict=True)),
     }
 
 
@@ -464,7 +465,7 @@ def par_sections(game, rounds: int = 20_000_000, seed: int = 1) -> list[str]:
         "| offer | best: leaving is worth | best takes from | worst: leaving is worth | worst takes below |",
         "|---" * 5 + "|",
     ]
-    for offer in range(k.OFFERS - 1):
+    for offer in range(fields.OFFERS - 1):
         lines.append(
             f"| {offer + 1} | {float(deal['best_after'][offer]):.4f} | {take_from[offer] / stake:g}x | "
             f"{float(deal['worst_after'][offer]):.4f} | {take_below[offer] / stake:g}x |"
@@ -512,12 +513,12 @@ def played(game, outcomes, part: int, times: int) -> dict[str, Any]:
     """``times`` of a part (see :func:`play_parts`) at the default stake, from ``outcomes``: the
     mean and its 99% half-width (x stake) and the simulator's tallies."""
     bet = game.parse_bet({})
-    tally = np.zeros(len(k.TALLY), dtype=np.int64)
+    tally = np.zeros(len(fields.TALLY), dtype=np.int64)
     sums = np.zeros(3)
     arguments = game.bet_arguments(bet, Operator())
     status = k.play_parts(game.tables, arguments, outcomes, events.off(), game.scratch(), tally, part, times, sums)
     assert status == events.COMPLETE
-    return {**summary(sums, bet.total_units), "tally": dict(zip(k.TALLY, tally, strict=True))}
+    return {**summary(sums, bet.total_units), "tally": dict(zip(fields.TALLY, tally, strict=True))}
 
 
 def base_mean(game, times: int, wish: str | None = None, seed: int = 1) -> dict[str, Any]:
@@ -526,9 +527,9 @@ def base_mean(game, times: int, wish: str | None = None, seed: int = 1) -> dict[
     that wish."""
     draws: list[list[int]] = [[] for _ in game.draw_names]
     if wish is not None:
-        draws[k.DRAW_GODMOTHER] = [k.GODMOTHER_APPEARS] * times
-        draws[k.DRAW_GODMOTHER_BONUS] = [k.BONUS_FOLLOWS] * times
-        draws[k.DRAW_WISH] = [k.WISHES.index(wish)] * times
+        draws[fields.DRAW_GODMOTHER] = [common.GODMOTHER_APPEARS] * times
+        draws[fields.DRAW_GODMOTHER_BONUS] = [common.BONUS_FOLLOWS] * times
+        draws[fields.DRAW_WISH] = [fields.WISHES.index(wish)] * times
     outcomes = game.outcomes(xoshiro_stream([seed, 9]), Script(draws=draws), strategy=0)
     return played(game, outcomes, k.BASE_SPINS, times)
 
@@ -536,7 +537,7 @@ def base_mean(game, times: int, wish: str | None = None, seed: int = 1) -> dict[
 def feature_mean(game, feature: str, times: int, strategy: str | None = None, seed: int = 1) -> dict[str, Any]:
     """A feature played ``times`` times on its own under ``strategy``: its mean prize and the 99%
     half-width (x stake), and the simulator's tallies."""
-    part = k.FEATURES.index(feature)
+    part = fields.FEATURES.index(feature)
     outcomes = game.outcomes(xoshiro_stream([seed, part]), strategy=game.strategy_index(strategy))
     return played(game, outcomes, part, times)
 

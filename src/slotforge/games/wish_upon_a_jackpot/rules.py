@@ -25,8 +25,7 @@ from slotforge.engine.masks import compile_row_masks
 from slotforge.engine.model import Choice, ModelError, Strict, check_weights
 from slotforge.engine.roles import Capabilities
 from slotforge.engine.spin import REFUSAL_FIELDS
-from slotforge.games.wish_upon_a_jackpot import kernels as k
-from slotforge.games.wish_upon_a_jackpot.kernels import play_round, simulate_rounds  # noqa: F401  (exported)
+from slotforge.games.wish_upon_a_jackpot.kernels import common, fields, play_round, simulate_rounds  # noqa: F401  (exported)
 
 LINES = 20  # fixed lines; a win unit is the line bet, a twentieth of the stake
 
@@ -48,8 +47,8 @@ class Godmother(Strict):
             num, den = getattr(self, name)
             if not 0 < num <= den < 2**32:
                 raise ValueError(f"{name}: expected 0 < num <= den < 2**32, got {[num, den]}")
-        if set(self.wishes) != set(k.WISHES):
-            raise ValueError(f"wishes: expected a weight for each of {list(k.WISHES)}")
+        if set(self.wishes) != set(fields.WISHES):
+            raise ValueError(f"wishes: expected a weight for each of {list(fields.WISHES)}")
         check_weights(self.wishes)
         check_weights(self.pinocchio_wilds)
         return self
@@ -61,8 +60,8 @@ class FairyTale(Strict):
     @field_validator("features")
     @classmethod
     def _four(cls, features: dict[str, int]) -> dict[str, int]:
-        if set(features) != set(k.FEATURES):
-            raise ValueError(f"expected a weight for each of {list(k.FEATURES)}")
+        if set(features) != set(fields.FEATURES):
+            raise ValueError(f"expected a weight for each of {list(fields.FEATURES)}")
         return check_weights(features)
 
 
@@ -72,8 +71,8 @@ class DealMaker(Strict):
 
     @model_validator(mode="after")
     def _valid(self) -> DealMaker:
-        if len(self.weights) != k.OFFERS or any(len(w) != len(self.values) for w in self.weights):
-            raise ValueError(f"weights: expected {k.OFFERS} rows of {len(self.values)} weights (one per value)")
+        if len(self.weights) != fields.OFFERS or any(len(w) != len(self.values) for w in self.weights):
+            raise ValueError(f"weights: expected {fields.OFFERS} rows of {len(self.values)} weights (one per value)")
         for row in self.weights:
             check_weights(row)
         if min(self.values) <= 0:
@@ -114,8 +113,8 @@ class ThreeLittlePigs(Strict):
     @field_validator("events")
     @classmethod
     def _all(cls, found: dict[str, int]) -> dict[str, int]:
-        if set(found) != set(k.PIG_EVENTS):
-            raise ValueError(f"expected a weight for each of {list(k.PIG_EVENTS)}")
+        if set(found) != set(common.PIG_EVENTS):
+            raise ValueError(f"expected a weight for each of {list(common.PIG_EVENTS)}")
         return check_weights(found)
 
 
@@ -195,56 +194,56 @@ class WishUponAJackpotPresentation(Presentation):
         return [cell for cell in range(self.game.cells) if (mask >> cell) & 1]
 
     def describe_feature(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
-        code, f = events.feature_fields(row, k.FEATURE_FIELDS)
+        code, f = events.feature_fields(row, common.FEATURE_FIELDS)
         money = lambda units: format_money(bet.amount(units))  # noqa: E731
-        if code == k.F_APPEARS:
+        if code == common.F_APPEARS:
             return {"type": "fairy_godmother_appears", "bonus": bool(f["bonus_follows"]),
-                    "during": k.MODE_NAMES[f["mode"]]}
-        if code == k.F_GODMOTHER:
-            return {"type": "fairy_godmother", "orb": self.game.decisions[k.DECISION_ORB].options[f["orb"]]}
-        if code == k.F_WISH:
+                    "during": common.MODE_NAMES[f["mode"]]}
+        if code == common.F_GODMOTHER:
+            return {"type": "fairy_godmother", "orb": self.game.decisions[fields.DECISION_ORB].options[f["orb"]]}
+        if code == common.F_WISH:
             wish, detail = f["wish"], f["detail"]
-            found = {"type": "wish", "wish": k.WISHES[wish], "wild_cells": self.cells_of(f["cells"])}
-            found[("cell", "wilds", "reel")[wish]] = detail + 1 if wish == k.GINGERBREAD else detail
+            found = {"type": "wish", "wish": fields.WISHES[wish], "wild_cells": self.cells_of(f["cells"])}
+            found[("cell", "wilds", "reel")[wish]] = detail + 1 if wish == fields.GINGERBREAD else detail
             return found
-        if code == k.F_FAIRY_TALE:
+        if code == common.F_FAIRY_TALE:
             return {
                 "type": "fairy_tale_bonus",
-                "storybook": self.game.decisions[k.DECISION_STORYBOOK].options[f["storybook"]],
-                "feature": k.FEATURES[f["feature"]],
+                "storybook": self.game.decisions[fields.DECISION_STORYBOOK].options[f["storybook"]],
+                "feature": fields.FEATURES[f["feature"]],
             }
-        if code == k.F_OFFER:
+        if code == common.F_OFFER:
             value = f["value"]
             return {"type": "offer", "offer": f["offer"], "multiplier": value // LINES, "amount": money(value),
                     "scrolls_left": f["scrolls_left"]}
-        if code == k.F_DEAL:
+        if code == common.F_DEAL:
             return {"type": "deal", "offer": f["offer"], "amount": money(f["value"])}
-        if code == k.F_BEAN:
+        if code == common.F_BEAN:
             return {
                 "type": "bean",
-                "bean": self.game.decisions[k.DECISION_BEAN].options[f["bean"]],
+                "bean": self.game.decisions[fields.DECISION_BEAN].options[f["bean"]],
                 "revealed": "grow" if f["grew"] else "collect",
                 "level": f["level"],
             }
-        if code == k.F_EGG:
-            return {"type": "golden_egg", "egg": self.game.decisions[k.DECISION_EGG].options[f["egg"]],
+        if code == common.F_EGG:
+            return {"type": "golden_egg", "egg": self.game.decisions[fields.DECISION_EGG].options[f["egg"]],
                     "amount": money(f["prize"])}
-        if code == k.F_PIG:
+        if code == common.F_PIG:
             event = f["event"]
             return {
-                "type": "wolf" if event == k.WOLF else "pig",
-                "event": k.PIG_EVENTS[event],
+                "type": "wolf" if event == common.WOLF else "pig",
+                "event": common.PIG_EVENTS[event],
                 "wild_cells": self.cells_of(f["cells"]),
                 "wilds_standing": f["wilds_standing"],
             }
-        if code == k.F_PRINCE:
+        if code == common.F_PRINCE:
             return {"type": "prince_climbs", "level": f["level"], "multiplier": f["multiplier"]}
-        if code == k.F_FREE_SPINS:
+        if code == common.F_FREE_SPINS:
             feature = f["feature"]
-            return {"type": "free_spins", "feature": k.FEATURES[feature],
-                    "spins": f["spins"] if feature == k.PIGS else "until_the_top"}
-        if code == k.F_BONUS_WINNINGS:
-            return {"type": "bonus_winnings", "feature": k.FEATURES[f["feature"]], "amount": money(f["units"])}
+            return {"type": "free_spins", "feature": fields.FEATURES[feature],
+                    "spins": f["spins"] if feature == fields.PIGS else "until_the_top"}
+        if code == common.F_BONUS_WINNINGS:
+            return {"type": "bonus_winnings", "feature": fields.FEATURES[f["feature"]], "amount": money(f["units"])}
         return super().describe_feature(row, bet)
 
     def describe_win(self, row: np.ndarray, bet: Bet) -> dict[str, Any]:
@@ -257,20 +256,7 @@ class WishUponAJackpot(Game):
     code = "wish-upon-a-jackpot"
     presentation_class = WishUponAJackpotPresentation
     model_file = Path(__file__).with_name("model.json")
-    draw_names = (
-        "godmother",
-        "wish",
-        "puss_cell",
-        "pinocchio_wilds",
-        "wild_cell",
-        "gingerbread_reel",
-        "feature",
-        "offer",
-        "bean",
-        "egg",
-        "pig",
-        "godmother_bonus",
-    )
+    draw_names = fields.DRAWS
     decisions = (
         Decision("storybook", options("book", 4)),
         Decision("orb", options("orb", 3)),
@@ -278,9 +264,9 @@ class WishUponAJackpot(Game):
         Decision("egg", options("egg", 3)),
         Decision("deal", ("take", "leave")),
     )
-    strategies = ("best", "worst", "first", "last")
+    strategies = fields.STRATEGIES
     capabilities = Capabilities(rtp_follows_strategy=True)
-    tally_names = k.TALLY
+    tally_names = fields.TALLY
     simulate_rounds = staticmethod(simulate_rounds)
 
     # -- model ------------------------------------------------------------------------------
@@ -292,14 +278,16 @@ class WishUponAJackpot(Game):
         pay = compile_paytable(spec)
         stake = LINES
         ids = {code: spec.symbol_id(code) for code in ("WILD", "BONUS", "PRINCE")}
-        params = np.zeros(k.P_LAST, dtype=np.int64)
-        params[k.P_WILD], params[k.P_BONUS], params[k.P_PRINCE] = ids["WILD"], ids["BONUS"], ids["PRINCE"]
-        params[k.P_STORYBOOKS], params[k.P_ORBS] = len(self.decisions[0].options), len(self.decisions[1].options)
-        params[k.P_BEANS], params[k.P_EGGS] = len(self.decisions[2].options), len(self.decisions[3].options)
-        params[k.P_PIG_SPINS] = f.three_little_pigs.spins
-        params[k.P_TOP] = len(f.rapunzel.multipliers) - 1
+        params = np.zeros(len(fields.PARAMS), dtype=np.int64)
+        for index, code in ((fields.P_WILD, "WILD"), (fields.P_BONUS, "BONUS"), (fields.P_PRINCE, "PRINCE")):
+            params[index] = ids[code]
+        picks = (fields.P_STORYBOOKS, fields.P_ORBS, fields.P_BEANS, fields.P_EGGS)
+        for index, decision in zip(picks, self.decisions, strict=False):
+            params[index] = len(decision.options)
+        params[fields.P_PIG_SPINS] = f.three_little_pigs.spins
+        params[fields.P_TOP] = len(f.rapunzel.multipliers) - 1
         godmother, beans = f.godmother, f.beanstalk
-        self.tables = k.Tables(
+        self.tables = common.Tables(
             pay=pay,
             base=compile_reelset(spec, "base", pay),
             pigs=compile_reelset(spec, "pigs", pay),
@@ -310,21 +298,21 @@ class WishUponAJackpot(Game):
             godmother_bonus=cumulative(
                 [godmother.bonus_chance[0], godmother.bonus_chance[1] - godmother.bonus_chance[0]]
             ),
-            wishes=cumulative(godmother.wishes[w] for w in k.WISHES),
+            wishes=cumulative(godmother.wishes[w] for w in fields.WISHES),
             puss=self._puss_cells(),
             pinocchio_wilds=np.array(list(godmother.pinocchio_wilds), dtype=np.int64),
             pinocchio_weights=cumulative(godmother.pinocchio_wilds.values()),
             gingerbread_reels=np.array([r - 1 for r in godmother.gingerbread_reels], dtype=np.int64),
-            features=cumulative(f.fairy_tale.features[name] for name in k.FEATURES),
+            features=cumulative(f.fairy_tale.features[name] for name in fields.FEATURES),
             offers=np.array(f.deal_maker.values, dtype=np.int64) * stake,
             offer_weights=np.array([cumulative(row) for row in f.deal_maker.weights]),
-            take_from=np.zeros(k.OFFERS - 1, dtype=np.int64),
-            take_below=np.zeros(k.OFFERS - 1, dtype=np.int64),
+            take_from=np.zeros(fields.OFFERS - 1, dtype=np.int64),
+            take_below=np.zeros(fields.OFFERS - 1, dtype=np.int64),
             trail=np.array(beans.trail, dtype=np.int64) * stake,
             grow=np.array([cumulative(pair) for pair in beans.grow]),
             eggs=np.array(beans.eggs.values, dtype=np.int64) * stake,
             egg_weights=cumulative(beans.eggs.weights),
-            pig_events=cumulative(f.three_little_pigs.events[e] for e in k.PIG_EVENTS),
+            pig_events=cumulative(f.three_little_pigs.events[e] for e in common.PIG_EVENTS),
             ladder=np.array(f.rapunzel.multipliers, dtype=np.int64),
             params=params,
         )
@@ -344,7 +332,7 @@ class WishUponAJackpot(Game):
         for code in ("WILD", "BONUS", "PRINCE"):
             if code not in self.codes:
                 raise ModelError(f"{where}: symbols: Wish Upon a Jackpot needs a {code} symbol")
-        for mode in k.MODE_NAMES:
+        for mode in common.MODE_NAMES:
             if mode not in spec.reels:
                 raise ModelError(f"{where}: reels.{mode}: Wish Upon a Jackpot needs {mode} reel strips")
         if (spec.grid.rows, spec.grid.reels) != (3, 5) or spec.line_count != LINES:
@@ -380,8 +368,8 @@ class WishUponAJackpot(Game):
 
     def _carries(self) -> np.ndarray:
         rows, reels = self.grid
-        carries = np.zeros((len(k.MODE_NAMES), reels, len(self.spec.symbols)), dtype=np.bool_)
-        for mode, name in enumerate(k.MODE_NAMES):
+        carries = np.zeros((len(common.MODE_NAMES), reels, len(self.spec.symbols)), dtype=np.bool_)
+        for mode, name in enumerate(common.MODE_NAMES):
             for reel, strip in enumerate(self.spec.reels[name]):
                 for code in strip:
                     carries[mode, reel, self.spec.symbol_id(code)] = True
@@ -400,9 +388,9 @@ class WishUponAJackpot(Game):
                     masks[cell] |= 1 << (r * reels + c)
         return masks
 
-    def scratch(self) -> k.Work:
+    def scratch(self) -> common.Work:
         rows, reels = self.grid
-        return k.make_work(rows, reels, len(self.spec.symbols))
+        return common.make_work(rows, reels, len(self.spec.symbols))
 
     # -- bets -------------------------------------------------------------------------------
     def parse_bet(self, raw: dict[str, Any] | None) -> Bet:
@@ -416,19 +404,19 @@ class WishUponAJackpot(Game):
         return np.array([bet.lines, bet.total_units], dtype=np.int64)
 
     # -- rounds -----------------------------------------------------------------------------
-    def refusal(self, work: k.Work) -> str | None:
+    def refusal(self, work: common.Work) -> str | None:
         """Why a scripted round cannot be played, naming the script field."""
         reason, screen, row, reel, symbol = (int(x) for x in work.info[:REFUSAL_FIELDS])
         if not reason:
             return None
-        if reason == k.R_CELL_TAKEN:
+        if reason == common.R_CELL_TAKEN:
             return f"draws.wild_cell: cell {symbol} is WILD already"
-        spin = ("the base game", "3 Little Pigs Free Spins", "Rapunzel Free Spins")[int(work.info[k.I_MODE])]
+        spin = ("the base game", "3 Little Pigs Free Spins", "Rapunzel Free Spins")[int(work.info[common.I_MODE])]
         return f"screens[{screen}][{row}][{reel}]: {self.codes[symbol]} does not land on reel {reel + 1} in {spin}"
 
     def parse_draw(self, name: str, raw: Any) -> int:
         f = self.features
-        named = {"wish": k.WISHES, "feature": k.FEATURES, "pig": k.PIG_EVENTS}
+        named = {"wish": fields.WISHES, "feature": fields.FEATURES, "pig": common.PIG_EVENTS}
         if name in named:
             if raw not in named[name]:
                 raise ScriptError(f"draws.{name}: expected one of {list(named[name])}, got {raw!r}")
