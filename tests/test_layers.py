@@ -6,7 +6,8 @@ router, and wallets and jackpots know neither the rounds nor each other (docs/se
 Below and above the games (docs/engine.md, "Layers"): the engine knows no maths and no game; the
 maths (``slotforge.maths``: exact, stats, runner, cluster, streams, draws, distribution, the games'
 maths role) knows no game; the games know no report (``slotforge.reports``: simulate by game code,
-par, rng_report, plots); inside a game the kernels know neither its rules nor its maths, and the
+par, rng_report, plots), and the designer's search and certification (``slotforge.design``)
+know no server; inside a game the kernels know neither its rules nor its maths, and the
 rules do not know its maths.
 
 Every import of a module counts, those inside functions included, and no module of
@@ -38,6 +39,7 @@ RULES = {
        for game in GAMES},
     **{f"slotforge.games.{game}.rules": (f"slotforge.games.{game}.maths",) for game in GAMES},
     "slotforge.reports": SERVER,
+    "slotforge.design": (*SERVER, "slotforge.jackpot"),
     "slotforge.db": ("slotforge.rgs", "slotforge.jackpot"),
     "slotforge.jackpot": ("slotforge.rgs", "slotforge.games", "slotforge.reports", "slotforge.maths", "slotforge.cli"),
     "slotforge.rgs.rounds": ("slotforge.rgs.api",),
