@@ -142,9 +142,10 @@ ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement i
 # PostgreSQL: each transaction is one call of a PL/pgSQL function (its statements in
 # ``rgs/sql/hold_debit.sql`` and ``settle_at_wallet.sql``, each locking the player's row first),
 # sent in autocommit: the call is the whole transaction and its one round trip.
-# ``slotforge_hold_debit`` answers the placeholder's id (None: refused, nothing written); ``slotforge_settle_at_wallet`` the player's
-# balance (None: the placeholder no longer holds the rollback, nothing written) and its credit's
-# outbox id, and raises REFUSED for a refusal after a change.
+# ``slotforge_hold_debit`` answers the placeholder's id (None: refused, nothing written);
+# ``slotforge_settle_at_wallet`` the player's balance (None: the placeholder no longer holds the
+# rollback, nothing written) and its credit's outbox id, and raises REFUSED for a refusal after a
+# change.
 HOLD = text("""
 SELECT new_round FROM slotforge_hold_debit(
     p_player => :p_player, p_session => :p_session, p_game => :p_game, p_currency => :p_currency,
