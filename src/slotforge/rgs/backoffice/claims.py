@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import JackpotUnavailable, NotFound
 from slotforge.rgs.jackpots.networked import NetworkedJackpots, ServiceRefused
 from slotforge.rgs.rounds.service import Server, iso
 from slotforge.rgs.schema import players, rounds
@@ -50,7 +50,7 @@ def settle_claim(server: Server, operator_id: int, key: str) -> dict[str, Any]:
     round is committed, so the claim is final (404 for any other claim)."""
     claim = next((line for line in held_claims(server, operator_id) if line["key"] == key), None)
     if claim is None:
-        raise ApiError(404, "NOT_FOUND", f"key: no claim {key!r} is held for this operator's rounds", field="key")
+        raise NotFound(f"key: no claim {key!r} is held for this operator's rounds", field="key")
     settled = service_answer(lambda: server.jackpots.confirm(key))
     return {**claim, "status": settled["status"]}
 
@@ -60,4 +60,4 @@ def service_answer(call):
     try:
         return call()
     except (httpx.HTTPError, ServiceRefused) as error:
-        raise ApiError(503, "JACKPOT_UNAVAILABLE", f"the jackpot service did not answer: {error}") from error
+        raise JackpotUnavailable(f"the jackpot service did not answer: {error}") from error

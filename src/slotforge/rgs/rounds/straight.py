@@ -73,7 +73,7 @@ from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs.errors import field_of, invalid
+from slotforge.rgs.errors import InvalidBet, field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.claims import claim_number, in_progress
@@ -203,7 +203,7 @@ def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script
     try:
         return runner.play_round(game, bet, script=script, operator=server.operator_settings(auth, game))
     except (ScriptError, BetError) as error:
-        raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
+        raise invalid(field_of(str(error)) or "script", str(error), InvalidBet) from error
     except Exception:
         log.exception("the round function failed (%s, player %s); played again on the general path",
                       game.code, auth.player_id)
