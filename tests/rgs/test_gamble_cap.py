@@ -11,7 +11,8 @@ import pytest
 from slotforge.engine.game import GambleCapError, Operator
 from slotforge.games import load_game
 from slotforge.games.moon_of_fortune import kernels as k
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.api.answers import refusal_of
+from slotforge.rgs.errors import GambleNotAllowed
 from slotforge.rgs.rounds.gamble_cap import gamble_limit, refuse_gamble_start
 
 RATES = {"EUR": Decimal(1), "GBP": Decimal("1.17"), "USD": Decimal("0.92")}  # EUR per unit
@@ -59,9 +60,10 @@ def test_the_round_is_given_the_converted_cap_in_units(moon):
 
 def test_an_unconvertible_cap_refuses_the_gambles_start_but_not_collect(moon):
     waiting = "gamble"  # the decision the round waits for
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(GambleNotAllowed) as refused:
         refuse_gamble_start(moon, waiting, "sun", "SEK", rate_of)
-    assert refused.value.status == 403 and refused.value.code == "GAMBLE_NOT_ALLOWED"
+    answered = refusal_of(refused.value)
+    assert answered.status == 403 and answered.code == "GAMBLE_NOT_ALLOWED"
     assert refused.value.field == "currency" and "no rate for SEK" in refused.value.message
     refuse_gamble_start(moon, waiting, "collect", "SEK", rate_of)  # the win can always be taken
     refuse_gamble_start(moon, waiting, "sun", "USD", rate_of)  # convertible: the gamble starts

@@ -47,6 +47,15 @@ def pools(request, games, tmp_path, service):
     server.engine.dispose()
 
 
+def claimed(server, game, round_id: int, now: int, currency: str = "EUR"):
+    """A round's claim as the server makes it: the part at another system outside any
+    transaction (the networked pools' call), then the rest in the round's transaction."""
+    rate = server.pool_rate(currency)
+    made = server.jackpots.claim_outside(game, round_id, rate=rate, currency=currency)
+    with server.transaction() as conn:
+        return server.jackpots.claim(conn, game, round_id, now, rate=rate, currency=currency, made=made)
+
+
 def wait_until(condition, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
@@ -71,9 +80,7 @@ class Pools:
     def claim(self, currency: str = "EUR"):
         self.round += 1
         self.settle()  # contributions owed are delivered before a claim is compared with them
-        with self.server.transaction() as conn:
-            return self.server.jackpots.claim(conn, self.game, self.round, self.server.now(),
-                                              rate=self.server.pool_rate(currency), currency=currency)
+        return claimed(self.server, self.game, self.round, self.server.now(), currency)
 
     def settle(self) -> None:
         assert self.server.outbox.drain(30)
@@ -124,11 +131,13 @@ def test_a_claim_in_another_currency_is_paid_at_the_claims_rate(pools):
 
 
 def test_a_currency_without_a_rate_is_refused(pools):
-    from slotforge.rgs.errors import ApiError
+    from slotforge.rgs.api.answers import refusal_of
+    from slotforge.rgs.errors import GameNotAllowed
 
-    with pytest.raises(ApiError) as refused:
+    with pytest.raises(GameNotAllowed) as refused:
         pools.server.pool_rate("JPY")
-    assert refused.value.status == 403 and refused.value.code == "GAME_NOT_ALLOWED"
+    answered = refusal_of(refused.value)
+    assert answered.status == 403 and answered.code == "GAME_NOT_ALLOWED"
 
 
 def test_the_pool_answers_available_while_it_can_be_reached(pools):
@@ -142,8 +151,7 @@ def test_each_win_is_announced_once_even_when_its_round_commits_after_a_later_on
     announced: list[str] = []
 
     def claim(round_id: int, started: int) -> str:
-        with server.transaction() as conn:
-            server.jackpots.claim(conn, game, round_id, started)
+        claimed(server, game, round_id, started)
         return server.jackpots.key(round_id) if pools.networked else str(round_id)
 
     def announced_soon(*keys: str) -> None:
@@ -176,9 +184,10 @@ def test_a_claim_whose_round_never_commits_is_released_after_the_lease(games, tm
         game = server.games["divine-fortune"]
         wait_until(lambda: server.jackpots.available())
         before = service.pool()
+        won = server.jackpots.claim_outside(game, 1)
+        assert won.payout == cents(Decimal(before["current"]))
         with pytest.raises(RuntimeError), server.transaction() as conn:
-            won = server.jackpots.claim(conn, game, 1, server.now())
-            assert won.payout == cents(Decimal(before["current"]))
+            server.jackpots.claim(conn, game, 1, server.now(), made=won)
             raise RuntimeError("the round's transaction fails after the service answered")
         assert service.entries(server="lease-test", kind="claim")[0]["status"] == "held"
         wait_until(lambda: service.entries(server="lease-test", kind="claim")[0]["status"] == "released")
@@ -188,8 +197,7 @@ def test_a_claim_whose_round_never_commits_is_released_after_the_lease(games, tm
         assert Decimal(after["paid"]) == Decimal(before["paid"]) and after["wins"] == before["wins"]
         assert service.get("/v1/audit")["problems"] == []
         # A committed claim is confirmed, and never released.
-        with server.transaction() as conn:
-            kept = server.jackpots.claim(conn, game, 2, server.now())
+        kept = claimed(server, game, 2, server.now())
         assert server.outbox.drain(30)
         assert service.entries(server="lease-test", kind="claim")[1]["status"] == "confirmed"
         assert server.jackpots.reconcile() == []

@@ -33,10 +33,10 @@ from slotforge.rgs import metrics
 from slotforge.rgs.api import backoffice, compliance, web
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
-from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, error_answer, too_large, validation_error
+from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, coded_answer, error_answer, too_large, validation_error
 from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
 from slotforge.rgs.compliance.startup import record_start
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import DomainError, NotFound
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.jackpots.networked import NetworkedJackpots
@@ -146,8 +146,8 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
 def install_error_answers(app: FastAPI) -> None:
     """Every error is ``{"error", "message", "field"?}``; none shows a stack trace."""
 
-    @app.exception_handler(ApiError)
-    async def api_error(_request: Request, error: ApiError) -> JSONResponse:
+    @app.exception_handler(DomainError)
+    async def refused(_request: Request, error: DomainError) -> JSONResponse:
         return error_answer(error)
 
     @app.exception_handler(RequestValidationError)
@@ -156,8 +156,10 @@ def install_error_answers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
-        code = {404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}.get(error.status_code, "HTTP_ERROR")
-        return error_answer(ApiError(error.status_code, code, str(error.detail)))
+        if error.status_code == 404:
+            return error_answer(NotFound(str(error.detail)))
+        code = {405: "METHOD_NOT_ALLOWED"}.get(error.status_code, "HTTP_ERROR")
+        return coded_answer(error.status_code, {"error": code, "message": str(error.detail)})
 
     @app.exception_handler(Exception)
     async def unexpected(_request: Request, error: Exception) -> JSONResponse:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection, Engine, delete, exists, select
 
 from slotforge.db import Writer
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import RateLimited
 from slotforge.rgs.schema import autoplays, carried_state, idempotency, ledger, players, rounds, sessions
 from slotforge.rgs.settings import Settings
 
@@ -52,8 +52,8 @@ class FunSessions:
                 opened.popleft()
             if len(opened) >= self.per_minute:
                 wait = max(1, math.ceil(opened[0] + WINDOW_S - now))
-                raise ApiError(429, "RATE_LIMITED", f"fun sessions: at most {self.per_minute} a minute from one "
-                               f"address; try again in {wait} s", headers={"Retry-After": str(wait)})
+                raise RateLimited(f"fun sessions: at most {self.per_minute} a minute from one "
+                                  f"address; try again in {wait} s", retry_after_s=wait)
             opened.append(now)
             if len(self._opened) > MOST_ADDRESSES:
                 self._forget(now)

@@ -13,7 +13,7 @@ from typing import Any
 import anyio.to_thread
 from sqlalchemy import Connection, bindparam, insert, select, update
 
-from slotforge.rgs.errors import ApiError, invalid
+from slotforge.rgs.errors import InvalidApiKey, InvalidSession, NotFound, invalid
 from slotforge.rgs.rounds.service import Auth, Server
 from slotforge.rgs.schema import ledger, operators, players, sessions
 
@@ -54,7 +54,7 @@ def operator_id(server: Server, api_key: str | None) -> int:
         if found is not None:
             return found
     # An operator key is not a player's session: its own code, so a client tells the two apart.
-    raise ApiError(401, "INVALID_API_KEY", "X-Api-Key: missing or unknown operator key", field="X-Api-Key")
+    raise InvalidApiKey("X-Api-Key: missing or unknown operator key", field="X-Api-Key")
 
 
 def session_timeout_ms(server: Server, jurisdiction: str) -> int:
@@ -63,9 +63,8 @@ def session_timeout_ms(server: Server, jurisdiction: str) -> int:
     return minutes * 60_000
 
 
-def expired() -> ApiError:
-    return ApiError(401, "INVALID_SESSION", "Authorization: missing, unknown or expired session token",
-                    field="Authorization")
+def expired() -> InvalidSession:
+    return InvalidSession("Authorization: missing, unknown or expired session token", field="Authorization")
 
 
 def token_hash(authorization: str | None) -> str:
@@ -158,5 +157,5 @@ def external_player(conn: Connection, operator: int, external_id: str) -> dict[s
     row = conn.execute(select(players).where(
         players.c.operator_id == operator, players.c.external_id == external_id)).mappings().first()
     if row is None:
-        raise ApiError(404, "NOT_FOUND", f"player {external_id} not found")
+        raise NotFound(f"player {external_id} not found")
     return dict(row)

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from slotforge.amounts import AmountText
+from slotforge.rgs import errors
 
 # -- amounts and times --------------------------------------------------------------------------
 Money = Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]{2}$", examples=["12.50"],
@@ -455,50 +456,78 @@ class ErrorAnswer(Open):
 
 @dataclass(frozen=True)
 class Refusal:
-    """An error a route may answer: its status, its code and when."""
+    """An error a route may answer: its status, its code and when; ``error`` is the domain's
+    exception it answers (None: an answer a route builds itself, with the round it concerns)."""
 
     status: int
     code: str
     when: str
+    error: type[errors.DomainError] | None = None
 
 
-KEY_MISSING = Refusal(400, "IDEMPOTENCY_KEY_MISSING", "a `POST` without its `Idempotency-Key`")
-INVALID_SESSION = Refusal(401, "INVALID_SESSION", "a missing, unknown or expired session token")
-INVALID_API_KEY = Refusal(401, "INVALID_API_KEY", "a missing or unknown operator `X-Api-Key`")
+KEY_MISSING = Refusal(400, "IDEMPOTENCY_KEY_MISSING", "a `POST` without its `Idempotency-Key`", errors.KeyMissing)
+INVALID_SESSION = Refusal(401, "INVALID_SESSION", "a missing, unknown or expired session token",
+                          errors.InvalidSession)
+INVALID_API_KEY = Refusal(401, "INVALID_API_KEY", "a missing or unknown operator `X-Api-Key`", errors.InvalidApiKey)
 INSUFFICIENT_FUNDS = Refusal(402, "INSUFFICIENT_FUNDS", "the amount is above the balance (with `balance`); "
-                                                        "nothing was taken")
-FEATURE_DISABLED = Refusal(403, "FEATURE_DISABLED", "what the jurisdiction or the mode forbids")
-LIMIT_EXCEEDED = Refusal(403, "LIMIT_EXCEEDED", "above the jurisdiction's limit")
+                                                        "nothing was taken", errors.InsufficientFunds)
+FEATURE_DISABLED = Refusal(403, "FEATURE_DISABLED", "what the jurisdiction or the mode forbids",
+                           errors.FeatureDisabled)
+LIMIT_EXCEEDED = Refusal(403, "LIMIT_EXCEEDED", "above the jurisdiction's limit", errors.LimitExceeded)
 GAME_NOT_ALLOWED = Refusal(403, "GAME_NOT_ALLOWED", "a game not offered, or a jackpot game in a currency "
-                                                    "without a rate")
+                                                    "without a rate", errors.GameNotAllowed)
 GAMBLE_NOT_ALLOWED = Refusal(403, "GAMBLE_NOT_ALLOWED", "a gamble whose cap cannot be converted into the "
-                                                        "player's currency; collect instead")
-NOT_FOUND = Refusal(404, "NOT_FOUND", "no such round, plan or player of yours")
-NO_SUCH_PATH = Refusal(404, "NOT_FOUND", "a code that makes no path of this API (`..`, or one holding `/`)")
-ROUND_IN_PROGRESS = Refusal(409, "ROUND_IN_PROGRESS", "a round of the game waits for a decision (with `round`)")
+                                                        "player's currency; collect instead", errors.GambleNotAllowed)
+NOT_FOUND = Refusal(404, "NOT_FOUND", "no such round, plan or player of yours", errors.NotFound)
+NO_SUCH_PATH = Refusal(404, "NOT_FOUND", "a code that makes no path of this API (`..`, or one holding `/`)",
+                       errors.NoSuchPath)
+ROUND_IN_PROGRESS = Refusal(409, "ROUND_IN_PROGRESS", "a round of the game waits for a decision (with `round`)",
+                            errors.RoundInProgress)
 CLAIM_NOT_COMMITTED = Refusal(409, "CLAIM_NOT_COMMITTED", "the claim's round has not committed it and may still "
                                                           "be committing it (with `Retry-After`: until the lease "
-                                                          "is over)")
+                                                          "is over)", errors.ClaimNotCommitted)
 REQUEST_IN_PROGRESS = Refusal(409, "REQUEST_IN_PROGRESS", "the same request (or the round's debit at a "
-                                                          "seamless wallet) is still running")
-AUTOPLAY_STOPPED = Refusal(409, "AUTOPLAY_STOPPED", "the autoplay plan stopped (with `reason`)")
-TOO_LARGE = Refusal(413, "VALIDATION", "a body over 64 KB")
-INVALID_BET = Refusal(422, "INVALID_BET", "a bet (or a script) the game refuses")
-INVALID_CHOICE = Refusal(422, "INVALID_CHOICE", "a choice not offered, or a round that waits for none")
-KEY_REUSED = Refusal(422, "IDEMPOTENCY_KEY_REUSED", "the key (or `reference`) was used before for another request")
-VALIDATION = Refusal(422, "VALIDATION", "a field the server refuses, named in `field`")
+                                                          "seamless wallet) is still running", errors.RequestInProgress)
+AUTOPLAY_STOPPED = Refusal(409, "AUTOPLAY_STOPPED", "the autoplay plan stopped (with `reason`)",
+                           errors.AutoplayStopped)
+TOO_LARGE = Refusal(413, "VALIDATION", "a body over 64 KB", errors.TooLarge)
+INVALID_BET = Refusal(422, "INVALID_BET", "a bet (or a script) the game refuses", errors.InvalidBet)
+INVALID_CHOICE = Refusal(422, "INVALID_CHOICE", "a choice not offered, or a round that waits for none",
+                         errors.InvalidChoice)
+KEY_REUSED = Refusal(422, "IDEMPOTENCY_KEY_REUSED", "the key (or `reference`) was used before for another request",
+                     errors.KeyReused)
+VALIDATION = Refusal(422, "VALIDATION", "a field the server refuses, named in `field`", errors.Invalid)
 MIN_ROUND_DURATION = Refusal(429, "MIN_ROUND_DURATION", "rounds closer than the jurisdiction allows "
-                                                        "(with `Retry-After`)")
-RATE_LIMITED = Refusal(429, "RATE_LIMITED", "too many fun sessions from one address (with `Retry-After`)")
+                                                        "(with `Retry-After`)", errors.TooSoon)
+RATE_LIMITED = Refusal(429, "RATE_LIMITED", "too many fun sessions from one address (with `Retry-After`)",
+                       errors.RateLimited)
 MALFUNCTION = Refusal(500, "MALFUNCTION", "the round failed inside the game: it is void and its stake returned "
                                           "(with `refunded`, `round` and `balance`)")
+INTERNAL = Refusal(500, "INTERNAL", "an error of the server's own; nothing was changed", errors.Internal)
 WALLET_UNAVAILABLE = Refusal(503, "WALLET_UNAVAILABLE", "the operator's wallet did not take the debit; the round "
                                                         "is void and nothing was taken")
 JACKPOT_UNAVAILABLE = Refusal(503, "JACKPOT_UNAVAILABLE", "the jackpot service cannot be reached; nothing was taken "
-                                                          "(with `Retry-After`)")
+                                                          "(with `Retry-After`)", errors.JackpotUnavailable)
 GAME_WARMING_UP = Refusal(503, "GAME_WARMING_UP", "the game's round function is still being compiled "
-                                                  "(with `warmup` and `Retry-After`)")
+                                                  "(with `warmup` and `Retry-After`)", errors.GameWarmingUp)
 
+# The one table of the domain's refusals: the HTTP layer answers an error with its row
+# (:func:`refusal_of`), and the routes declare theirs from it.
+REFUSALS = (KEY_MISSING, INVALID_SESSION, INVALID_API_KEY, INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED,
+            GAME_NOT_ALLOWED, GAMBLE_NOT_ALLOWED, NOT_FOUND, NO_SUCH_PATH, ROUND_IN_PROGRESS, CLAIM_NOT_COMMITTED,
+            REQUEST_IN_PROGRESS,
+            AUTOPLAY_STOPPED, TOO_LARGE, INVALID_BET, INVALID_CHOICE, KEY_REUSED, VALIDATION, MIN_ROUND_DURATION,
+            RATE_LIMITED, MALFUNCTION, INTERNAL, WALLET_UNAVAILABLE, JACKPOT_UNAVAILABLE, GAME_WARMING_UP)
+BY_ERROR = {refusal.error: refusal for refusal in REFUSALS if refusal.error is not None}
+
+
+def refusal_of(error: errors.DomainError) -> Refusal:
+    """The row of the table that answers ``error`` (its class's, else its nearest base's)."""
+    for kind in type(error).__mro__:
+        refusal = BY_ERROR.get(kind)
+        if refusal is not None:
+            return refusal
+    raise LookupError(f"no refusal answers {type(error).__name__}")
 
 Responses = dict[int | str, dict[str, Any]]
 

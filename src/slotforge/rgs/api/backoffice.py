@@ -26,7 +26,7 @@ from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import claims, lookups, reports
 from slotforge.rgs.compliance import changes
-from slotforge.rgs.errors import ApiError, invalid
+from slotforge.rgs.errors import NotFound, invalid
 from slotforge.rgs.rounds.service import round_view, server_of
 from slotforge.rgs.volatility import volatility
 
@@ -411,7 +411,7 @@ def settle_jackpot_claim(key: Annotated[str, Path(max_length=200, pattern=r"^[A-
 def back_office_page() -> FileResponse:
     page = client_dist() / "operator.html"
     if not page.is_file():
-        raise ApiError(404, "NOT_FOUND", "the back office is not built: run npm ci && npm run build in web/")
+        raise NotFound("the back office is not built: run npm ci && npm run build in web/")
     return FileResponse(page, headers={"Cache-Control": "no-cache"})
 
 

@@ -20,25 +20,37 @@ from fastapi.responses import JSONResponse
 from starlette.types import Receive
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.api.answers import refusal_of
+from slotforge.rgs.errors import DomainError, Internal, Invalid, TooLarge
 from slotforge.rgs.metrics import count_error
 
 MAX_BODY_BYTES = 64 * 1024
 LOCATIONS = (["body"], ["query"], ["path"], ["header"])  # where FastAPI says a field was
-INTERNAL = ApiError(500, "INTERNAL", "internal error; nothing was changed")  # no stack trace leaves
+INTERNAL = Internal("internal error; nothing was changed")  # no stack trace leaves
 
 
-def error_answer(error: ApiError) -> JSONResponse:
-    """``{"error", "message", "field"?}`` with the error's status and headers (counted for ``/metrics``)."""
-    count_error(error.code)
-    return JSONResponse(error.body(), status_code=error.status, headers=error.headers)
+def error_answer(error: DomainError) -> JSONResponse:
+    """A refusal answered with the status and code of its row in the table (``answers.REFUSALS``):
+    ``{"error", "message", "field"?, ...details}``, and ``Retry-After`` when it helps."""
+    refusal = refusal_of(error)
+    body: dict[str, Any] = {"error": refusal.code, "message": error.message}
+    if error.field:
+        body["field"] = error.field
+    headers = {} if error.retry_after_s is None else {"Retry-After": str(error.retry_after_s)}
+    return coded_answer(refusal.status, {**body, **error.details}, headers)
 
 
-def too_large() -> ApiError:
-    return ApiError(413, "VALIDATION", f"body: larger than {MAX_BODY_BYTES} bytes", field="body")
+def coded_answer(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> JSONResponse:
+    """An error's answer, its code counted for ``/metrics``."""
+    count_error(body["error"])
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
-def validation_error(first: dict[str, Any]) -> ApiError:
+def too_large() -> TooLarge:
+    return TooLarge(f"body: larger than {MAX_BODY_BYTES} bytes", field="body")
+
+
+def validation_error(first: dict[str, Any]) -> Invalid:
     """422 ``VALIDATION`` naming the field of a request's first validation error (pydantic's
     form: ``loc``, ``type``, ``msg``)."""
     location = [str(part) for part in first.get("loc", ())]
@@ -46,8 +58,8 @@ def validation_error(first: dict[str, Any]) -> ApiError:
         location = location[1:]
     field = ".".join(location) or "body"
     if first.get("type") == "json_invalid":
-        return ApiError(422, "VALIDATION", "body: not valid JSON", field="body")
-    return ApiError(422, "VALIDATION", f"{field}: {first.get('msg', 'invalid')}", field=field)
+        return Invalid("body: not valid JSON", field="body")
+    return Invalid(f"{field}: {first.get('msg', 'invalid')}", field=field)
 
 
 async def read_body(receive: Receive) -> bytes:

@@ -12,12 +12,11 @@ from slotforge.maths.stats import summarise
 from slotforge.rgs.api import access, answers
 from slotforge.rgs.api.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.compliance import changes
-from slotforge.rgs.errors import ApiError, invalid, not_found
+from slotforge.rgs.errors import FeatureDisabled, KeyReused, RequestInProgress, invalid, not_found
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.rounds import void
 from slotforge.rgs.rounds.service import iso, lock_player, round_answer, round_view, server_of
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.wallets.internal import InsufficientFunds
 
 router = APIRouter(prefix="/v1/operator")
 
@@ -60,25 +59,19 @@ def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator
     with server.transaction() as conn:
         player = access.external_player(conn, operator_id, player_id)
         if player["wallet"] == "seamless":
-            raise ApiError(403, "FEATURE_DISABLED", f"player {player_id}'s money is kept by the operator's seamless "
-                           "wallet; deposits and withdrawals happen there", field="kind")
+            raise FeatureDisabled(f"player {player_id}'s money is kept by the operator's seamless "
+                                  "wallet; deposits and withdrawals happen there", field="kind")
         lock_player(conn, player["id"])
         done = conn.execute(select(ledger).where(ledger.c.player_id == player["id"],
                                                  ledger.c.reference == body.reference)).mappings().first()
         if done is not None:
             if (done["kind"], done["amount"]) != (body.kind, amount):
-                raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "reference: used before for another transaction",
-                               field="reference")
+                raise KeyReused("reference: used before for another transaction", field="reference")
             balance = server.wallet.balance(conn, player["id"])
         elif body.kind == "deposit":
             balance = server.wallet.credit(conn, player["id"], "deposit", amount, reference=body.reference, now=now)
         else:
-            try:
-                balance = server.wallet.debit(conn, player["id"], "withdrawal", amount, reference=body.reference,
-                                              now=now)
-            except InsufficientFunds as error:
-                raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(error.balance)} is below {body.amount}",
-                               balance=to_text(error.balance)) from error
+            balance = server.wallet.debit(conn, player["id"], "withdrawal", amount, reference=body.reference, now=now)
     return {"player_id": player_id, "balance": to_text(balance), "currency": player["currency"]}
 
 
@@ -156,9 +149,9 @@ def refuse_at_the_wallet(row: dict[str, Any]) -> None:
     unanswered, rolls it back and voids it). 409 ``REQUEST_IN_PROGRESS``: ask again once it is
     played or void."""
     if row["status"] == "pending":
-        raise ApiError(409, "REQUEST_IN_PROGRESS", f"round {row['id']}: its stake is still being debited at the "
-                       "operator's wallet, so nothing can be refunded yet; void it once it is played (or it "
-                       "is void by itself if the debit fails)", field="round")
+        raise RequestInProgress(f"round {row['id']}: its stake is still being debited at the "
+                                "operator's wallet, so nothing can be refunded yet; void it once it is played (or it "
+                                "is void by itself if the debit fails)", field="round")
 
 
 @router.get("/reports/games", response_model=None, responses=answers.GAME_REPORT)

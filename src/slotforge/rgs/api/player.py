@@ -16,7 +16,7 @@ from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
 from slotforge.rgs.api import access, answers
 from slotforge.rgs.api.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
-from slotforge.rgs.errors import ApiError, field_of, invalid
+from slotforge.rgs.errors import FeatureDisabled, InvalidBet, LimitExceeded, NotFound, field_of, invalid
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, has_pool
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
@@ -47,19 +47,18 @@ def parse_bet(game: Game, raw: dict[str, Any]) -> Bet:
     try:
         return game.parse_bet(raw)
     except BetError as error:
-        raise invalid(field_of(str(error)) or "bet", str(error), "INVALID_BET") from error
+        raise invalid(field_of(str(error)) or "bet", str(error), InvalidBet) from error
 
 
 def check_stake(auth: Auth, bet: Bet) -> None:
     """Refuse what the jurisdiction or the currency does not allow, before anything is taken."""
     limit = auth.jurisdiction.max_stake
     if limit is not None and bet.total_bet > limit:
-        raise ApiError(403, "LIMIT_EXCEEDED", f"bet: the total bet {bet.total_bet} is above the limit {limit}",
-                       field="bet")
+        raise LimitExceeded(f"bet: the total bet {bet.total_bet} is above the limit {limit}", field="bet")
     try:
         to_minor(bet.total_bet, "bet")
     except ValueError as error:
-        raise invalid("bet", str(error), "INVALID_BET") from error
+        raise invalid("bet", str(error), InvalidBet) from error
 
 
 def check_pool(server: Server, auth: Auth, game: Game) -> None:
@@ -169,10 +168,9 @@ def ask(server: Server, auth: Auth, body: RoundRequest, path: str) -> Asked:
     database or the network (it runs on the event loop)."""
     game = server.playable(body.game)
     if body.script is not None and not (auth.fun and server.settings.qa):
-        raise ApiError(403, "FEATURE_DISABLED", "script: forced outcomes only in fun sessions of a --qa server",
-                       field="script")
+        raise FeatureDisabled("script: forced outcomes only in fun sessions of a --qa server", field="script")
     if body.autoplay is not None and not auth.jurisdiction.autoplay.allowed:
-        raise ApiError(403, "FEATURE_DISABLED", "autoplay: not allowed in this jurisdiction", field="autoplay")
+        raise FeatureDisabled("autoplay: not allowed in this jurisdiction", field="autoplay")
     bet = parse_bet(game, body.bet)
     check_stake(auth, bet)
     script = None
@@ -206,8 +204,10 @@ async def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Req
     fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
 
     def work() -> JSONResponse:
+        server.check_key(key)  # no claim at a jackpot service for a request refused anyway
+        ahead = server.resume_ahead(auth.player_id, round_id, body.choice)
         return answer(*server.exactly_once(auth, key, fingerprint,
-                                           lambda conn, row: server.decide(conn, auth, round_id, body.choice)))
+                                           lambda conn, row: server.decide(conn, auth, round_id, body.choice, ahead)))
 
     return await server.lanes.run(auth.operator_id, work)
 
@@ -217,7 +217,7 @@ def recall(auth: Player, request: Request, limit: Annotated[int, Query(ge=1, le=
            before: Annotated[Id | None, Query()] = None) -> dict[str, Any]:
     """The player's rounds, newest first, each with its full record."""
     if auth.fun:
-        raise ApiError(403, "FEATURE_DISABLED", "history is not available when playing for fun")
+        raise FeatureDisabled("history is not available when playing for fun")
     server = server_of(request)
     allowed = auth.jurisdiction.recall_rounds
     with server.engine.connect() as conn:
@@ -264,10 +264,9 @@ def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: I
     server = server_of(request)
     rules = auth.jurisdiction.autoplay
     if not rules.allowed:
-        raise ApiError(403, "FEATURE_DISABLED", "autoplay: not allowed in this jurisdiction", field="autoplay")
+        raise FeatureDisabled("autoplay: not allowed in this jurisdiction", field="autoplay")
     if body.rounds > rules.max_rounds:
-        raise ApiError(403, "LIMIT_EXCEEDED", f"rounds: at most {rules.max_rounds} in this jurisdiction",
-                       field="rounds")
+        raise LimitExceeded(f"rounds: at most {rules.max_rounds} in this jurisdiction", field="rounds")
     if rules.loss_limit_required and body.cash_decrease is None:
         raise invalid("cash_decrease", "cash_decrease: a loss limit is required in this jurisdiction")
     for name in ("single_win_at_least", "cash_increase", "cash_decrease"):
@@ -297,7 +296,7 @@ def own_plan(server: Server, auth: Auth, plan_id: int) -> dict[str, Any]:
     with server.engine.connect() as conn:
         row = conn.execute(select(autoplays).where(autoplays.c.id == plan_id)).mappings().first()
     if row is None or row["session_id"] != auth.session_id:
-        raise ApiError(404, "NOT_FOUND", f"autoplay {plan_id} not found")
+        raise NotFound(f"autoplay {plan_id} not found")
     return dict(row)
 
 

@@ -24,7 +24,7 @@ from slotforge.rgs.api import access
 from slotforge.rgs.api.http import INTERNAL, error_answer, read_body, validation_error
 from slotforge.rgs.api.models import RoundRequest
 from slotforge.rgs.api.player import answer_round
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import DomainError, Invalid
 from slotforge.rgs.metrics import timer_of
 from slotforge.rgs.rounds.service import Server
 
@@ -49,7 +49,7 @@ class RoundRoute:
         started = time.perf_counter()
         try:
             response = await self.play(scope, receive)
-        except ApiError as error:
+        except DomainError as error:
             response = error_answer(error)
         except Exception:
             log.exception("unexpected error")
@@ -92,15 +92,15 @@ def parse(headers: dict[bytes, bytes], raw: bytes) -> RoundRequest:
     as FastAPI's route takes it."""
     kind = headers.get(b"content-type", b"").split(b";", 1)[0].strip().lower()
     if not (kind == b"application/json" or (kind.startswith(b"application/") and kind.endswith(b"+json"))):
-        raise ApiError(422, "VALIDATION", "body: expected a JSON body (Content-Type: application/json)", field="body")
+        raise Invalid("body: expected a JSON body (Content-Type: application/json)", field="body")
     if not raw:
-        raise ApiError(422, "VALIDATION", "body: Field required", field="body")
+        raise Invalid("body: Field required", field="body")
     try:
         decoded = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
         raise validation_error({"type": "json_invalid"}) from error
     if not isinstance(decoded, dict):
-        raise ApiError(422, "VALIDATION", "body: expected a JSON object", field="body")
+        raise Invalid("body: expected a JSON object", field="body")
     try:  # validated as FastAPI validates it (from Python objects): the same words for the same fault
         return RoundRequest.model_validate(decoded)
     except ValidationError as error:

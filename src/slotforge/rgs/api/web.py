@@ -16,7 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from slotforge.engine.game import Game
 from slotforge.engine.model import paylines
 from slotforge.rgs.api import answers
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import NotFound
 from slotforge.rgs.jackpots.embedded import JACKPOT_RULES, has_pool
 from slotforge.rgs.presentation import resting_screen_of, stake_rule
 from slotforge.rgs.rounds.service import server_of
@@ -36,7 +36,7 @@ def client_dist() -> Path:
 def page() -> FileResponse:
     index = client_dist() / "index.html"
     if not index.is_file():
-        raise ApiError(404, "NOT_FOUND", "the browser client is not built: run npm ci && npm run build in web/")
+        raise NotFound("the browser client is not built: run npm ci && npm run build in web/")
     # The page names its hashed assets: it must never be served stale after an upgrade.
     return FileResponse(index, headers={"Cache-Control": "no-cache"})
 

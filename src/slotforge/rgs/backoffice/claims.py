@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 from sqlalchemy import select
 
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import ClaimNotCommitted, JackpotUnavailable, NotFound
 from slotforge.rgs.jackpots.networked import TARGET, NetworkedJackpots, ServiceRefused, confirm_key
 from slotforge.rgs.rounds.service import Server, iso
 from slotforge.rgs.schema import outbox, players, rounds
@@ -68,7 +68,7 @@ def settle_claim(server: Server, operator_id: int, key: str) -> dict[str, Any]:
     before: the round may still be committing it); 404 for any other claim."""
     claim = next((line for line in claims_held(server, operator_id) if line["key"] == key), None)
     if claim is None:
-        raise ApiError(404, "NOT_FOUND", f"key: no claim {key!r} is held for this operator's rounds", field="key")
+        raise NotFound(f"key: no claim {key!r} is held for this operator's rounds", field="key")
     jackpots = server.jackpots
     if claim["committed"]:
         settled = service_answer(lambda: jackpots.confirm(key))
@@ -84,10 +84,10 @@ def refuse_within_lease(claim: dict[str, Any], lease_ms: int) -> None:
     lease: the round's transaction may still commit it, so it cannot be released yet."""
     if claim["held_ms"] < lease_ms:
         wait_s = -(-(lease_ms - claim["held_ms"]) // 1000)
-        raise ApiError(409, "CLAIM_NOT_COMMITTED", f"key: round {claim['round']} has not committed claim "
-                       f"{claim['key']!r}; it may still be committing it. Unless it does, the claim is released "
-                       f"once held for the lease ({lease_ms // 1000} s): settle it again in {wait_s} s",
-                       field="key", headers={"Retry-After": str(wait_s)})
+        raise ClaimNotCommitted(f"key: round {claim['round']} has not committed claim {claim['key']!r}; it may "
+                                f"still be committing it. Unless it does, the claim is released once held for "
+                                f"the lease ({lease_ms // 1000} s): settle it again in {wait_s} s",
+                                field="key", retry_after_s=wait_s)
 
 
 def service_answer(call):
@@ -95,4 +95,4 @@ def service_answer(call):
     try:
         return call()
     except (httpx.HTTPError, ServiceRefused) as error:
-        raise ApiError(503, "JACKPOT_UNAVAILABLE", f"the jackpot service did not answer: {error}") from error
+        raise JackpotUnavailable(f"the jackpot service did not answer: {error}") from error

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, case, func, or_, select
 
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import NotFound
 from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.rounds.service import iso
 from slotforge.rgs.schema import autoplays, ledger, outbox, players, rounds, sessions
@@ -22,8 +22,8 @@ PLAN_ROWS = 20
 DEBITS = {"withdrawal", "stake", "reversal"}
 
 
-def not_found(what: str) -> ApiError:
-    return ApiError(404, "NOT_FOUND", f"{what} not found")
+def not_found(what: str) -> NotFound:
+    return NotFound(f"{what} not found")
 
 
 def operator_player(conn: Connection, operator_id: int, external_id: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from slotforge.engine.game import Game
 from slotforge.jackpot import Claim, Contribution, InMemoryPool, PoolState
 from slotforge.jackpot.pool import ONE
 from slotforge.jackpot.stream import Unannounced
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import JackpotUnavailable
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools
 
 POOL_CURRENCY = "EUR"
@@ -52,14 +52,17 @@ def has_pool(game: Game) -> bool:
     return game.capabilities.jackpot_pool
 
 
-def unavailable(message: str) -> ApiError:
+def unavailable(message: str) -> JackpotUnavailable:
     """The answer while the jackpot service cannot be reached: nothing was taken."""
-    return ApiError(503, "JACKPOT_UNAVAILABLE", message, headers={"Retry-After": "1"})
+    return JackpotUnavailable(message, retry_after_s=1)
 
 
 class Jackpots(Protocol):
     """The pools a server's games draw on. Amounts into and out of a pool are EUR; ``rate`` is
     EUR per unit of the player's ``currency``."""
+
+    # Whether the pools are another system's: a claim then calls it, outside any transaction.
+    remote: bool
 
     def check(self, game: Game) -> None:
         """Raise 503 ``JACKPOT_UNAVAILABLE`` when the game's pool cannot be reached now."""
@@ -68,10 +71,15 @@ class Jackpots(Protocol):
                    rate: Decimal = ONE, currency: str = "EUR") -> Contribution:
         """Add a real-money stake's share (in the caller's transaction; idempotent per round)."""
 
+    def claim_outside(self, game: Game, round_id: int, *, rate: Decimal = ONE, currency: str = "EUR") -> Claim | None:
+        """The part of a claim that calls another system, made before the round's transaction and
+        outside any (a hanging service then holds up this round alone, never the writers that
+        share its transaction); None when the whole claim is made in the transaction."""
+
     def claim(self, conn: Connection, game: Game, round_id: int, now: int, *, rate: Decimal = ONE,
-              currency: str = "EUR") -> Claim:
+              currency: str = "EUR", made: Claim | None = None) -> Claim:
         """Pay the pot to the round and re-seed (in the caller's transaction; idempotent per round);
-        the claim's ``payout`` is in ``currency``."""
+        the claim's ``payout`` is in ``currency``. ``made``: :meth:`claim_outside`'s claim."""
 
     def state(self, conn: Connection, game: Game) -> PoolState:
         """The pool's books."""
@@ -82,6 +90,8 @@ class Jackpots(Protocol):
 
 class EmbeddedJackpots:
     """Pools kept in the server's database."""
+
+    remote = False
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._unannounced = Unannounced(int(clock() * 1000))
@@ -96,8 +106,12 @@ class EmbeddedJackpots:
         self._save(conn, game, pool, round_id, "contribution", made.amount, made, now, currency)
         return made
 
+    def claim_outside(self, game: Game, round_id: int, *, rate: Decimal = ONE, currency: str = "EUR") -> None:
+        """The pool is in this database: the whole claim is made in the round's transaction."""
+        return None
+
     def claim(self, conn: Connection, game: Game, round_id: int, now: int, *, rate: Decimal = ONE,
-              currency: str = "EUR") -> Claim:
+              currency: str = "EUR", made: Claim | None = None) -> Claim:
         pool = self._locked(conn, game)
         won = pool.claim(str(round_id), rate)
         self._save(conn, game, pool, round_id, "claim", won.amount, won, now, currency)

@@ -4,9 +4,11 @@
   the commit until the service acknowledges, idempotent there on the round key
   ``SERVER:ROUND``. A contribution is never lost (it commits with its round) nor counted twice
   (the service answers a repeat from its record), whatever fails in between.
-- **Claims** are made inside the round's transaction: the service pays the pot at once and
-  holds the claim; the round's transaction writes a *confirm* message to the outbox, delivered
-  once the round is committed. If the round never commits (the process dies, the transaction
+- **Claims** are made before the round's transaction, outside any (:meth:`claim_outside`: a
+  service that hangs holds up that round alone, never the writers that share a transaction with
+  it, as SQLite's group commit would): the service pays the pot at once and holds the claim;
+  the round's transaction writes a *confirm* message to the outbox, delivered once the round is
+  committed. If the round never commits (the process dies, the transaction
   fails), no confirm exists, and this server's reconciler, finding the claim still held after
   the lease (``jackpot_claim_lease_s``) with no confirm in its outbox, releases it: the service
   puts the payout back into the pot. So the pot is never left paid to a round that does not
@@ -59,6 +61,8 @@ def confirm_key(key: str) -> str:
 class NetworkedJackpots:
     """Pools kept by a jackpot service at ``url``; this server is ``server_id`` there."""
 
+    remote = True
+
     def __init__(self, url: str, server_id: str, lease_s: float = 300, timeout_s: float = 5.0,
                  clock: Callable[[], float] = time.time, secret: str | None = None) -> None:
         self.url = url.rstrip("/")
@@ -102,11 +106,10 @@ class NetworkedJackpots:
         self.wake()
         return Contribution(key, stake, amount, to_current, to_reserve, rate)
 
-    def claim(self, conn: Connection, game: Game, round_id: int, now: int, *, rate: Decimal = ONE,
-              currency: str = "EUR") -> Claim:
-        """Claim the pot at the service (held there) and owe it the confirm, in the round's
-        transaction; 503 when the service cannot be reached (the round's transaction then rolls
-        back: nothing is paid, the player may try again)."""
+    def claim_outside(self, game: Game, round_id: int, *, rate: Decimal = ONE, currency: str = "EUR") -> Claim:
+        """Claim the pot at the service (held there), outside any transaction; 503 when the
+        service cannot be reached (nothing is paid, the player may try again). A claim whose
+        round then never commits its confirm is released by :meth:`reconcile`."""
         key = self.key(round_id)
         self.check(game)  # a silent service fails the claim at once, not after the call's time-out
         try:
@@ -115,12 +118,22 @@ class NetworkedJackpots:
         except (httpx.HTTPError, ServiceRefused) as error:
             raise unavailable(f"the jackpot service did not answer the claim: {error}; nothing was paid, "
                               "try again shortly") from error
-        enqueue(conn, TARGET, "confirm", confirm_key(key), {"key": key, "pool": game.code, "amount": won["amount"],
-                                                            "payout": won["payout"], "currency": currency,
-                                                            "rate": str(rate)}, now=now, round_id=round_id)
         detail = won.get("detail", {})
         return Claim(key, Decimal(won["amount"]), Decimal(detail.get("left_over", "0")),
                      Decimal(detail.get("next_current", "0")), Decimal(won["rate"]), Decimal(won["payout"]))
+
+    def claim(self, conn: Connection, game: Game, round_id: int, now: int, *, rate: Decimal = ONE,
+              currency: str = "EUR", made: Claim | None = None) -> Claim:
+        """Owe the service the confirm of the claim ``made`` outside the transaction, in the
+        round's transaction (it is delivered once the round is committed)."""
+        if made is None:
+            raise RuntimeError(f"round {round_id}: a claim at the jackpot service is made outside the round's "
+                               "transaction (claim_outside), never inside it")
+        key = self.key(round_id)
+        enqueue(conn, TARGET, "confirm", confirm_key(key), {
+            "key": key, "pool": game.code, "amount": str(made.amount), "payout": str(made.payout),
+            "currency": currency, "rate": str(rate)}, now=now, round_id=round_id)
+        return made
 
     def state(self, conn: Connection, game: Game) -> PoolState:
         try:

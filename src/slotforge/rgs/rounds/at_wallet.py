@@ -41,9 +41,9 @@ function that failed), the step is done by the general path instead
 (:meth:`Server.hold_debit`, :meth:`Server.start_round` inside :meth:`Server.once_in`), which
 says why or voids the round: the rare cases keep one implementation.
 
-The functions (made by migration 0009, which holds their statements) keep the statements'
-conditions exactly; the statements below are SQLite's, and the reference the functions follow.
-docs/server.md has the figures.
+The functions (their statements in ``rgs/sql``) keep the statements' conditions exactly; the
+statements below are SQLite's, and the reference the functions follow. docs/server.md has the
+figures.
 """
 
 from __future__ import annotations
@@ -139,12 +139,13 @@ ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement i
     ("place", PLACE), ("credit", CREDIT), ("settle", SETTLE), ("finish", FINISH), ("entries", ENTRIES),
     ("key", STORE_KEY))}
 
-# PostgreSQL: each transaction is one call of a PL/pgSQL function (made by migration 0009, where
-# its statements are, each locking the player's row first), sent in autocommit: the call is the
-# whole transaction and its one round trip. ``slotforge_hold_debit`` (migration 0011) answers the
-# placeholder's id (None: refused, nothing written); ``slotforge_settle_at_wallet`` the player's
-# balance (None: the placeholder no longer holds the rollback, nothing written) and its credit's
-# outbox id, and raises REFUSED for a refusal after a change.
+# PostgreSQL: each transaction is one call of a PL/pgSQL function (its statements in
+# ``rgs/sql/hold_debit.sql`` and ``settle_at_wallet.sql``, each locking the player's row first),
+# sent in autocommit: the call is the whole transaction and its one round trip.
+# ``slotforge_hold_debit`` answers the placeholder's id (None: refused, nothing written);
+# ``slotforge_settle_at_wallet`` the player's balance (None: the placeholder no longer holds the
+# rollback, nothing written) and its credit's outbox id, and raises REFUSED for a refusal after a
+# change.
 HOLD = text("""
 SELECT new_round FROM slotforge_hold_debit(
     p_player => :p_player, p_session => :p_session, p_game => :p_game, p_currency => :p_currency,

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from sqlalchemy import Connection, Engine, text
 
 from slotforge.db.engine import beside_database
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import RequestInProgress
 
 TRY_ADVISORY = text("SELECT pg_try_advisory_xact_lock(:claim)")
 # Byte offsets of SQLite claims: a 62-bit hash makes two keys sharing a lock vanishingly rare.
@@ -38,8 +38,8 @@ def claim_number(player_id: int, key: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-def in_progress() -> ApiError:
-    return ApiError(409, "REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still running")
+def in_progress() -> RequestInProgress:
+    return RequestInProgress("a request with this Idempotency-Key is still running")
 
 
 class Claims:

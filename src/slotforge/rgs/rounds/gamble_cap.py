@@ -15,7 +15,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 from slotforge.engine.game import GambleCapError, Game
-from slotforge.rgs.errors import ApiError
+from slotforge.rgs.errors import GambleNotAllowed
 
 Rates = Callable[[str], Decimal | None]
 COLLECT = "collect"  # the gamble decision's option that ends it (every gamble offers it)
@@ -45,5 +45,4 @@ def refuse_gamble_start(game: Game, decision: str | None, choice: str, currency:
     try:
         game.gamble_cap(currency, rate_of)
     except GambleCapError as error:
-        raise ApiError(403, "GAMBLE_NOT_ALLOWED", f"{error}; choose {COLLECT!r} to take the win",
-                       field="currency") from error
+        raise GambleNotAllowed(f"{error}; choose {COLLECT!r} to take the win", field="currency") from error

@@ -29,7 +29,23 @@ from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.games.warmup import Warmup
-from slotforge.rgs.errors import ApiError, field_of, invalid, not_found
+from slotforge.jackpot import Claim
+from slotforge.rgs.errors import (
+    AutoplayStopped,
+    DomainError,
+    GameNotAllowed,
+    GameWarmingUp,
+    InsufficientFunds,
+    InvalidBet,
+    InvalidChoice,
+    KeyMissing,
+    KeyReused,
+    RoundInProgress,
+    TooSoon,
+    field_of,
+    invalid,
+    not_found,
+)
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
@@ -141,8 +157,8 @@ class Server:
 
     def game(self, code: str) -> Game:
         if code not in self.games:
-            raise ApiError(403, "GAME_NOT_ALLOWED", f"game: {code!r} is not offered; expected one of "
-                           f"{sorted(self.games)}", field="game")
+            raise GameNotAllowed(f"game: {code!r} is not offered; expected one of "
+                                 f"{sorted(self.games)}", field="game")
         return self.games[code]
 
     def playable(self, code: str) -> Game:
@@ -152,18 +168,18 @@ class Server:
         if not self.warmup.ready(code):
             state = self.warmup.status()[code]
             ready, offered = self.warmup.counts()
-            raise ApiError(503, "GAME_WARMING_UP", f"game: {code} is {state['state']} (its round function is "
-                           f"compiled on the server's first start; {ready} of {offered} games ready); try again "
-                           "shortly", field="game", headers={"Retry-After": str(WARMING_RETRY_S)},
-                           warmup=state)
+            raise GameWarmingUp(f"game: {code} is {state['state']} (its round function is "
+                                f"compiled on the server's first start; {ready} of {offered} games ready); try again "
+                                "shortly", field="game", retry_after_s=WARMING_RETRY_S,
+                                warmup=state)
         return game
 
     def pool_rate(self, currency: str) -> Decimal:
         """EUR per unit of ``currency`` for the jackpot pools (the operator's table)."""
         rate = self.settings.jackpot_rate(currency)
         if rate is None:
-            raise ApiError(403, "GAME_NOT_ALLOWED", f"game: jackpot pools are kept in {POOL_CURRENCY} and the "
-                           f"operator's rate table has no rate for {currency}", field="game")
+            raise GameNotAllowed(f"game: jackpot pools are kept in {POOL_CURRENCY} and the "
+                                 f"operator's rate table has no rate for {currency}", field="game")
         return rate
 
     def operator_settings(self, auth: Auth, game: Game) -> Operator:
@@ -178,8 +194,8 @@ class Server:
     def check_key(key: str | None) -> None:
         """A state-changing request's Idempotency-Key: present (else 400) and at most 200 characters."""
         if not key:
-            raise ApiError(400, "IDEMPOTENCY_KEY_MISSING", "Idempotency-Key: this request changes state and needs "
-                           "a key", field="Idempotency-Key")
+            raise KeyMissing("Idempotency-Key: this request changes state and needs "
+                             "a key", field="Idempotency-Key")
         if len(key) > 200:
             raise invalid("Idempotency-Key", "Idempotency-Key: expected at most 200 characters")
 
@@ -340,7 +356,7 @@ class Server:
                 result = runner.play_round(game, bet, script=script,
                                            operator=self.operator_settings(auth, game), state=state)
         except (ScriptError, BetError) as error:
-            raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
+            raise invalid(field_of(str(error)) or "script", str(error), InvalidBet) from error
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
             self.insert_round(conn, row, orjson.dumps({"game": game.code, "bet": bet.as_json(), "status": "void"}))
@@ -355,44 +371,82 @@ class Server:
             self.finish(conn, game, row, result, now, state)
         return 200, round_answer(row)
 
-    def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str) -> tuple[int, dict[str, Any]]:
-        """Resume an open round with the player's choice."""
+    def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str,
+               ahead: Resumed | None = None) -> tuple[int, dict[str, Any]]:
+        """Resume an open round with the player's choice. ``ahead``: the round resumed before this
+        transaction (:meth:`resume_ahead`), used if the round is still as it was then."""
         row = self.player_round(conn, auth.player_id, round_id)
         if row["status"] != "awaiting":
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
-                          "INVALID_CHOICE")
+                          InvalidChoice)
         game = self.playable(row["game"])
+        if ahead is not None:
+            return self.continue_round(conn, game, row, *ahead.on(row))
         waiting = runner.RoundResult.of(json.loads(row["record"]))
         gamble_cap.refuse_gamble_start(game, waiting.decision, choice, auth.currency, self.settings.jackpot_rate,
                                        auth.fun)
         try:
-            result = runner.resume_round(game, waiting.record, choice)
+            result = play_on(game, waiting, choice)
         except ScriptError as error:
-            raise invalid("choice", f"choice: {error}", "INVALID_CHOICE") from error
+            raise invalid("choice", f"choice: {error}", InvalidChoice) from error
         except Exception:
             log.exception("malfunction: resuming round %s", round_id)
             return self.void(conn, row, "malfunction: the round function failed", self.now())
         return self.continue_round(conn, game, row, result)
 
-    def continue_round(self, conn: Connection, game: Game, row: dict[str, Any],
-                       result: runner.RoundResult) -> tuple[int, dict[str, Any]]:
-        """Store a resumed round's record; pay it if it is complete now."""
+    def resume_ahead(self, player_id: int, round_id: int, choice: str | None) -> Resumed | None:
+        """Resume an awaiting round of a jackpot game before its transaction, and make the part of
+        its claim that calls another system (a jackpot service) there, outside any transaction: a
+        service that hangs holds up this round alone, never the writers sharing a transaction
+        with it. ``choice``: the player's, or None for the default choices to the round's end.
+        None when the transaction is to resume the round itself (pools in this database, another
+        game, fun play, a round that waits for nothing or whose round function fails: the
+        transaction answers as ever)."""
+        if not self.jackpots.remote:
+            return None
+        with self.engine.connect() as conn:
+            row = conn.execute(select(rounds).where(rounds.c.id == round_id, rounds.c.player_id == player_id)
+                               ).mappings().first()
+        if row is None or row["status"] != "awaiting" or row["fun"] or not self.warmup.ready(row["game"]):
+            return None
+        game = self.games[row["game"]]
+        if not has_pool(game):
+            return None
+        waiting = runner.RoundResult.of(json.loads(row["record"]))
+        if choice is not None:
+            gamble_cap.refuse_gamble_start(game, waiting.decision, choice, row["currency"],
+                                           self.settings.jackpot_rate, row["fun"])
+        try:
+            result = play_on(game, waiting, choice)
+        except Exception:  # a choice refused or a malfunction: the transaction meets it again and answers it
+            return None
+        claim = None
+        if result.complete and result.progressive_won:
+            claim = self.jackpots.claim_outside(game, round_id, rate=self.pool_rate(row["currency"]),
+                                                currency=row["currency"])
+        return Resumed(row["record"], result, claim)
+
+    def continue_round(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult,
+                       claim: Claim | None = None) -> tuple[int, dict[str, Any]]:
+        """Store a resumed round's record; pay it if it is complete now (``claim``: its jackpot's
+        claim made outside the transaction, see :meth:`resume_ahead`)."""
         if result.complete:
-            self.finish(conn, game, row, result, self.now())
+            self.finish(conn, game, row, result, self.now(), claim=claim)
         else:
             row["record"] = result.encoded.decode()
             conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(record=row["record"]))
         return 200, round_answer(row)
 
     def finish(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult, now: int,
-               state_before: dict[str, Any] | None = None) -> None:
+               state_before: dict[str, Any] | None = None, claim: Claim | None = None) -> None:
         """Pay a completed round (the progressive jackpot inside its win), keep its carried state.
         ``row`` is the round's row as it stands; it is brought up to date. ``state_before``, when
-        known, spares writing carried state that did not change."""
+        known, spares writing carried state that did not change. ``claim``: the jackpot's claim
+        made outside the transaction (:meth:`resume_ahead`)."""
         jackpot = 0
         if result.progressive_won and not row["fun"]:  # play money never claims a real pool
             won = self.jackpots.claim(conn, game, row["id"], now, rate=self.pool_rate(row["currency"]),
-                                      currency=row["currency"])
+                                      currency=row["currency"], made=claim)
             jackpot = to_minor(won.payout, "jackpot")  # in the player's currency, at the claim's rate
         win = to_minor(result.total_win, "total_win") + jackpot
         balance = self.wallet_of(row).credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
@@ -434,23 +488,22 @@ class Server:
     def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
         open_round = conn.execute(OPEN_ROUND, {"p_player": player_id, "p_game": game}).scalar()
         if open_round is not None:
-            raise ApiError(409, "ROUND_IN_PROGRESS", f"round {open_round} of {game} waits for a decision; finish it "
-                           "first", round=open_round)
+            raise RoundInProgress(f"round {open_round} of {game} waits for a decision; finish it "
+                                  "first", round=open_round)
 
     def refuse_too_soon(self, player: dict[str, Any], jurisdiction: Jurisdiction, now: int) -> None:
         last = player["last_round_at"]
         if jurisdiction.min_round_ms and last is not None and now - last < jurisdiction.min_round_ms:
             wait_ms = jurisdiction.min_round_ms - (now - last)
-            raise ApiError(429, "MIN_ROUND_DURATION", f"rounds must be at least {jurisdiction.min_round_ms} ms apart",
-                           headers={"Retry-After": str(-(-wait_ms // 1000))})
+            raise TooSoon(f"rounds must be at least {jurisdiction.min_round_ms} ms apart",
+                          retry_after_s=-(-wait_ms // 1000))
 
     def refuse_stopped_autoplay(self, conn: Connection, auth: Auth, autoplay_id: int) -> None:
         plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().first()
         if plan is None or plan["session_id"] != auth.session_id:
             raise not_found(f"autoplay {autoplay_id}")
         if plan["stopped"]:
-            raise ApiError(409, "AUTOPLAY_STOPPED", f"autoplay {autoplay_id} stopped: {plan['stopped']}",
-                           reason=plan["stopped"])
+            raise AutoplayStopped(f"autoplay {autoplay_id} stopped: {plan['stopped']}", reason=plan["stopped"])
 
     # -- carried state and autoplay -------------------------------------------------------------
     def carried_state(self, conn: Connection, player_id: int, game: Game) -> dict[str, Any]:
@@ -500,22 +553,24 @@ class Server:
                 continue
             try:
                 done += self.complete_stale_round(round_id, owner)
-            except ApiError as error:  # e.g. its jackpot service is away: the round waits for the next pass
+            except DomainError as error:  # e.g. its jackpot service is away: the round waits for the next pass
                 log.warning("interrupted round %s not completed yet: %s", round_id, error.message)
         return done
 
     def complete_stale_round(self, round_id: int, owner: int) -> int:
         """Complete one interrupted round with the default choices; 1 if done."""
+        ahead = self.resume_ahead(owner, round_id, None)
         with self.transaction() as conn:
             lock_player(conn, owner)
-            row = conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one()
+            row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
             if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
                 return 0
             game = self.games[row["game"]]
-            result = runner.RoundResult.of(json.loads(row["record"]))
-            while not result.complete:
-                result = runner.resume_round(game, result.record, default_choice(result))
-            self.continue_round(conn, game, dict(row), result)
+            if ahead is not None:
+                self.continue_round(conn, game, row, *ahead.on(row))
+            else:
+                self.continue_round(conn, game, row, play_on(game, runner.RoundResult.of(json.loads(row["record"])),
+                                                             None))
             log.info("completed interrupted round %s with the default choices", round_id)
             return 1
 
@@ -524,8 +579,7 @@ def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int,
     """The answer stored with an idempotency key, for a request with this ``fingerprint`` (422 for
     another request under the same key): its body, or its round as committed."""
     if stored["request_hash"] != fingerprint:
-        raise ApiError(422, "IDEMPOTENCY_KEY_REUSED", "Idempotency-Key: used before with another request",
-                       field="Idempotency-Key")
+        raise KeyReused("Idempotency-Key: used before with another request", field="Idempotency-Key")
     if stored["body"] is not None:
         return stored["status_code"], json.loads(stored["body"])
     row = conn.execute(select(rounds).where(rounds.c.id == stored["round_id"])).mappings().one()
@@ -535,8 +589,8 @@ def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int,
 def refuse_short_balance(balance: int, stake: int) -> None:
     """402 ``INSUFFICIENT_FUNDS`` when ``balance`` does not cover ``stake`` (minor units)."""
     if balance < stake:
-        raise ApiError(402, "INSUFFICIENT_FUNDS", f"balance {to_text(balance)} is below the stake {to_text(stake)}",
-                       balance=to_text(balance))
+        raise InsufficientFunds(f"balance {to_text(balance)} is below the stake {to_text(stake)}",
+                                balance=to_text(balance))
 
 
 def round_answer(row: Any) -> dict[str, Any]:
@@ -547,6 +601,34 @@ def round_answer(row: Any) -> dict[str, Any]:
 def carries_state(game: Game) -> bool:
     """Whether the game carries state between a player's rounds (as its capabilities declare)."""
     return game.capabilities.carries_state
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """An awaiting round resumed before its transaction (:meth:`Server.resume_ahead`): the record
+    it was resumed from, the result, and its jackpot's claim made then (None: none made)."""
+
+    record: str
+    result: runner.RoundResult
+    claim: Claim | None
+
+    def on(self, row: dict[str, Any]) -> tuple[runner.RoundResult, Claim | None]:
+        """The result and claim for the round as its transaction found it (``row``); 409
+        ``REQUEST_IN_PROGRESS`` when another request moved the round on meanwhile (a claim made
+        for this one is then never confirmed, and released after its lease)."""
+        if row["record"] != self.record:
+            raise in_progress()
+        return self.result, self.claim
+
+
+def play_on(game: Game, waiting: runner.RoundResult, choice: str | None) -> runner.RoundResult:
+    """A waiting round resumed with ``choice``, or with the default choices to its end (None)."""
+    if choice is not None:
+        return runner.resume_round(game, waiting.record, choice)
+    result = waiting
+    while not result.complete:
+        result = runner.resume_round(game, result.record, default_choice(result))
+    return result
 
 
 def default_choice(result: runner.RoundResult) -> str:

@@ -22,7 +22,7 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
 
 On SQLite steps 3 to 6 are four statements (calls inside the process): :func:`commit_round`. On
 PostgreSQL, where each statement is a round trip, 2 to 7 are one call of a PL/pgSQL function,
-``slotforge_play_round`` (made by migration 0008, which holds its statements), sent on a
+``slotforge_play_round`` (its statements in ``rgs/sql/play_round.sql``), sent on a
 connection in autocommit: the call is the whole transaction, one round trip with no ``BEGIN`` or
 ``COMMIT`` of its own, :func:`commit_round_postgres`. Both send their statements straight to the
 database's driver (:mod:`slotforge.db.driver`), past SQLAlchemy's execution layer, which cost
@@ -73,7 +73,7 @@ from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
-from slotforge.rgs.errors import field_of, invalid
+from slotforge.rgs.errors import InvalidBet, field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.claims import claim_number, in_progress
@@ -133,8 +133,8 @@ STORE_KEY = text("INSERT INTO idempotency (player_id, key, request_hash, status_
 KEEP_ANSWER = update(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
                                         idempotency.c.key == bindparam("p_key")).values(body=bindparam("p_body"))
 
-# PostgreSQL: steps 2 to 6 are one call of ``slotforge_play_round``, a PL/pgSQL function (made by
-# migration 0008, where its statements are), sent in autocommit: the call is the round's whole
+# PostgreSQL: steps 2 to 6 are one call of ``slotforge_play_round``, a PL/pgSQL function (its
+# statements in ``rgs/sql/play_round.sql``), sent in autocommit: the call is the round's whole
 # transaction and its one round trip. It answers whether the claim was held, and the round's id
 # and the balance (None: nothing was settled); a refusal after the settling raises REFUSED.
 PLAY_ROUND = text("""
@@ -149,7 +149,7 @@ SELECT claim_held, new_round, new_balance FROM slotforge_play_round(
     ("p_now", BigInteger), ("p_latest", BigInteger), ("p_session", BigInteger), ("p_game", Text),
     ("p_status", Text), ("p_fun", Boolean), ("p_currency", Text), ("p_jurisdiction", Text), ("p_record", Text),
     ("p_finished_at", BigInteger), ("p_key", Text), ("p_request_hash", Text), ("p_status_code", Integer))))
-REFUSED = "SF001"  # the SQLSTATE of the function's refusals (see the migration)
+REFUSED = "SF001"  # the SQLSTATE of the functions' refusals (rgs/sql/*.sql raise it)
 PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
 
 
@@ -203,7 +203,7 @@ def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script
     try:
         return runner.play_round(game, bet, script=script, operator=server.operator_settings(auth, game))
     except (ScriptError, BetError) as error:
-        raise invalid(field_of(str(error)) or "script", str(error), "INVALID_BET") from error
+        raise invalid(field_of(str(error)) or "script", str(error), InvalidBet) from error
     except Exception:
         log.exception("the round function failed (%s, player %s); played again on the general path",
                       game.code, auth.player_id)

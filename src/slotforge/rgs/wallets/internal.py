@@ -12,6 +12,8 @@ from typing import Protocol
 
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
+from slotforge.rgs.errors import InsufficientFunds
+from slotforge.rgs.money import to_text
 from slotforge.rgs.schema import ledger, players
 
 # How each ledger kind moves the balance.
@@ -26,12 +28,6 @@ TAKE = (update(players).where(players.c.id == bindparam("p_player"), players.c.b
 PAY = (update(players).where(players.c.id == bindparam("p_player"))
        .values(balance=players.c.balance + bindparam("p_amount")).returning(players.c.balance))
 ENTRY = insert(ledger)
-
-
-class InsufficientFunds(Exception):
-    def __init__(self, balance: int) -> None:
-        super().__init__("insufficient funds")
-        self.balance = balance
 
 
 class Wallet(Protocol):
@@ -63,7 +59,8 @@ class InternalWallet:
               reference: str | None = None, now: int) -> int:
         taken = conn.execute(TAKE, {"p_player": player_id, "p_amount": amount}).scalar_one_or_none()
         if taken is None:
-            raise InsufficientFunds(self.balance(conn, player_id))
+            balance = to_text(self.balance(conn, player_id))
+            raise InsufficientFunds(f"balance {balance} is below {to_text(amount)}", balance=balance)
         self._entry(conn, player_id, kind, amount, round_id, reference, now)
         return taken
 

@@ -1,0 +1,59 @@
+CREATE OR REPLACE FUNCTION slotforge_play_round(
+    p_claim bigint, p_player bigint, p_stake bigint, p_win bigint, p_now bigint, p_latest bigint,
+    p_session bigint, p_game text, p_status text, p_fun boolean, p_currency text, p_jurisdiction text,
+    p_record text, p_finished_at bigint, p_key text, p_request_hash text, p_status_code integer,
+    OUT claim_held boolean, OUT new_round bigint, OUT new_balance bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+-- A straight round's whole transaction, called as a statement of its own (in autocommit): it
+-- commits when the call returns and leaves nothing behind when it raises.
+--
+-- Returns: claim_held false when another transaction holds the request's claim (nothing done);
+-- new_round NULL when the player's row was not settled (too little money, too soon: nothing
+-- changed); else the round's id and the player's balance after it. Raises SQLSTATE SF001 when
+-- the round is refused after the player's row was settled, which undoes the settling.
+DECLARE
+    settled_balance bigint;
+BEGIN
+    claim_held := pg_try_advisory_xact_lock(p_claim);
+    IF NOT claim_held THEN
+        RETURN;
+    END IF;
+
+    UPDATE players SET balance = balance - p_stake + p_win, last_round_at = p_now
+    WHERE id = p_player AND balance >= p_stake AND (last_round_at IS NULL OR last_round_at <= p_latest)
+    RETURNING balance INTO settled_balance;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+
+    -- A statement of its own, after the update: a volatile function's statements each take a
+    -- fresh snapshot (READ COMMITTED), so this one sees a round left awaiting by a request of
+    -- the player's that committed while the update waited for the player's row lock.
+    INSERT INTO rounds (player_id, session_id, game, status, fun, currency, jurisdiction, stake, win, jackpot_win,
+                        balance_before, balance_after, record, started_at, finished_at)
+    SELECT p_player, p_session, p_game, p_status, p_fun, p_currency, p_jurisdiction, p_stake, p_win, 0,
+           settled_balance + p_stake - p_win, settled_balance, p_record, p_now, p_finished_at
+    WHERE NOT EXISTS (SELECT 1 FROM rounds WHERE player_id = p_player AND game = p_game AND status = 'awaiting')
+    RETURNING id INTO new_round;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'round refused: player % has a round of % awaiting a decision', p_player, p_game
+            USING ERRCODE = 'SF001';
+    END IF;
+
+    INSERT INTO ledger (player_id, kind, amount, round_id, created_at)
+    SELECT p_player, entry.kind, entry.amount, new_round, p_now
+    FROM (VALUES ('stake', p_stake), ('win', p_win)) AS entry (kind, amount)
+    WHERE entry.amount > 0;
+
+    -- The answer is the round as committed: the key points to it.
+    INSERT INTO idempotency (player_id, key, request_hash, status_code, round_id, created_at)
+    VALUES (p_player, p_key, p_request_hash, p_status_code, new_round, p_now)
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'round refused: player % has answered key % already', p_player, p_key
+            USING ERRCODE = 'SF001';
+    END IF;
+
+    new_balance := settled_balance;
+END
+$$;
