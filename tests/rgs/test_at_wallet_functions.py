@@ -74,6 +74,8 @@ def populated(engine: Engine) -> Engine:
     10.00), a session, and an earlier round whose win of 0.30 the wallet is still owed."""
     migrate(engine)
     with engine.begin() as conn:
+        if conn.dialect.name == "sqlite":  # ids from 1 as PostgreSQL's (a start moves SQLite's on by 1,000)
+            conn.execute(text("DELETE FROM sqlite_sequence"))
         operator_id = conn.execute(insert(operators).values(name=OPERATOR, key_hash="k" * 64, created_at=NOW)
                                    .returning(operators.c.id)).scalar_one()
         player_id = conn.execute(insert(players).values(

@@ -110,8 +110,9 @@ def test_a_claim_its_round_never_committed_is_released_never_confirmed(database_
                                          {"bet": MEGA_BET, **MEGA_SCRIPT})
             before = service.pool()
             auth = access.authenticate(server, f"Bearer {player.token}")
+            ahead = server.resume_ahead(auth.player_id, awaiting["id"], "start_bonus")  # claimed here, as served
             with pytest.raises(Crash), server.transaction() as conn:
-                server.decide(conn, auth, awaiting["id"], "start_bonus")
+                server.decide(conn, auth, awaiting["id"], "start_bonus", ahead)
                 raise Crash
             [claim] = service.entries(kind="claim", status="held")
             assert Decimal(service.pool()["paid"]) > Decimal(before["paid"])
