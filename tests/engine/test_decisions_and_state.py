@@ -218,6 +218,20 @@ def test_the_code_fingerprint_follows_the_rules_source(tmp_path):
     assert before.startswith("slotforge ")
 
 
+def test_the_code_fingerprint_follows_a_kernels_package_and_where_its_modules_are(tmp_path):
+    """A game whose kernels are a package split by feature: each module counts, by its path."""
+    package = tmp_path / "game"
+    (package / "kernels").mkdir(parents=True)
+    (package / "kernels" / "__init__.py").write_text("")
+    (package / "kernels" / "reels.py").write_text("WIDTH = 5\n")
+    before = code_fingerprint(package)
+    (package / "kernels" / "reels.py").write_text("WIDTH = 6\n")
+    changed = code_fingerprint(package)
+    assert changed != before
+    (package / "kernels" / "reels.py").rename(package / "reels.py")  # the same bytes elsewhere
+    assert code_fingerprint(package) != changed
+
+
 # -- decide_with: a strategy's answer the game works out itself --------------------------------------
 def _decide_with(choices, strategy, answer, offered=0b011):
     """decide_with on decision 1 (options stand at other indexes among the choice names: see

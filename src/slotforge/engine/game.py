@@ -288,7 +288,9 @@ def code_fingerprint(game_package: Path) -> str:
     """Which code plays a game's rounds: the package version and a hash of the engine's and the
     game's own source. A record made by other code is refused by replay and resume."""
     digest = hashlib.sha256()
-    for path in sorted([*ENGINE.glob("*.py"), *ENGINE.glob("data/*.json"), *game_package.glob("*.py")]):
-        digest.update(path.name.encode())
+    # Every source of the game's package, a kernels package's modules included, by its path there.
+    for path in sorted([*ENGINE.glob("*.py"), *ENGINE.glob("data/*.json"), *game_package.rglob("*.py")]):
+        name = path.relative_to(game_package) if path.is_relative_to(game_package) else Path(path.name)
+        digest.update(name.as_posix().encode())
         digest.update(path.read_bytes())
     return f"slotforge {slotforge.__version__}:{digest.hexdigest()[:12]}"
