@@ -437,6 +437,13 @@ function meter(label: string, output: HTMLElement): HTMLElement {
   return h("div", { class: "meter" }, h("span", { text: label }), output);
 }
 
+/** The game's model with the RTP of the version this session plays: an operator may choose
+ * another RTP version per market, which the paytable and rules must show. */
+function asPlayed(model: GameModel, session: Session): GameModel {
+  const played = session.games.find((g) => g.code === model.code);
+  return played ? { ...model, model: played.model, rtp: played.rtp, rtp_range: played.rtp_range, rtp_text: played.rtp_text } : model;
+}
+
 /** Open the game page for ``code`` in ``root``. */
 export async function openGame(root: HTMLElement, code: string): Promise<void> {
   if (!storedSession()) throw new ApiError(401, { error: "INVALID_SESSION", message: "no session" }, null);
@@ -445,6 +452,6 @@ export async function openGame(root: HTMLElement, code: string): Promise<void> {
     request<GameModel>("GET", `/v1/games/${encodeURIComponent(code)}`),
   ]);
   document.title = `${model.name} · slotforge`;
-  const page = new GamePage(root, session, model);
+  const page = new GamePage(root, session, asPlayed(model, session));
   (window as unknown as { slotforge: unknown }).slotforge = { page, frameTimes, startTimes };
 }

@@ -198,10 +198,11 @@ def integrity(
     manifest. Exits 1 when a game differs from its manifest."""
     from slotforge.games import game_codes, load_game
     from slotforge.rgs.compliance import integrity as checks
+    from slotforge.rgs.offer import Offer
 
     settings = server_settings(config, None)
-    games = [load_game(code) for code in settings.games or game_codes()]
-    found = checks.games_in_play(games)
+    offer = guarded(lambda: Offer.of({code: load_game(code) for code in settings.games or game_codes()}, settings))
+    found = checks.games_in_play(offer.in_play())
     package = None
     if seed is not None:
         parsed = guarded(lambda: checks.parse_seed(seed))

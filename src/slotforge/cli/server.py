@@ -38,6 +38,14 @@ def server_settings(config: Path | None, database: str | None, **overrides: Any)
         fail(str(error))
 
 
+def check_versions(settings: Any) -> None:
+    """The settings' RTP versions known (before any worker starts): exit 2 naming the setting."""
+    from slotforge.games import game_codes
+    from slotforge.rgs.offer import check_choices
+
+    check_choices(settings.rtp_versions, settings.games or game_codes(), settings.jurisdiction_names())
+
+
 @app.command(cls=Command)
 def serve(
     host: str = typer.Option("127.0.0.1", "--host"),
@@ -60,6 +68,7 @@ def serve(
     from slotforge.rgs.schema import migrate
 
     settings = server_settings(config, database, qa=qa or None, jackpot_url=jackpot)
+    guarded(lambda: check_versions(settings))
     if workers > 1 and settings.database_url.startswith("sqlite"):
         err.print("note: several workers share one SQLite file; PostgreSQL serves them better")
     logs.configure()

@@ -73,7 +73,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
             for game in server.games.values():
                 if has_pool(game):
                     server.jackpots.ensure(conn, game)
-    record_start(server.transaction, settings, offered.values(), server.now())
+    record_start(server.transaction, settings, server.games.in_play(), server.now())
     finish_interrupted(server)
     warmup.start()
     app = GameServerApp(title="slotforge game server", version="1", docs_url="/docs", openapi_url="/openapi.json",

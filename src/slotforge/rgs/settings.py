@@ -142,6 +142,11 @@ class Settings(BaseSettings):
     fun_idle_minutes: int = Field(60, gt=0, description="a fun player idle this long (and past its session's "
                                   "time-out) is deleted with its rounds")
     jurisdictions: dict[str, Jurisdiction] = Field(default_factory=dict, description="profiles added or replaced")
+    rtp_versions: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="per game, the RTP version each market plays: selector ('*', a jurisdiction, '*:CUR' or "
+                    "'jurisdiction:CUR') -> version name (`slotforge games` lists them); the most specific "
+                    "selector wins, and a game without one plays its published model")
     rounds_in_flight: int = Field(
         32, ge=1, le=1000, description="rounds each operator may have running at once in one server process; "
                                        "the next wait their turn, so a slow wallet stalls only its own players")

@@ -85,7 +85,7 @@ def integrity_of_games(operator_id: Operator, request: Request,
                        ) -> dict[str, Any]:
     """Each game in play: its model's hash, version and code, against its certified manifest."""
     answer: dict[str, Any] = {"games": [game.as_json() for game in
-                                        integrity.games_in_play(server_of(request).games.values())]}
+                                        integrity.games_in_play(server_of(request).games.in_play())]}
     if seed is not None:
         try:
             digest, files = integrity.package_digest(integrity.parse_seed(seed))

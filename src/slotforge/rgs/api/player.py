@@ -116,7 +116,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
         "balance": to_text(balance),  # seamless: the last balance the operator's wallet reported
         "wallet": auth.wallet,
         "jurisdiction": {"name": auth.jurisdiction_name, **json.loads(auth.jurisdiction.model_dump_json())},
-        "games": [describe_game(game) for game in server.games.values()],
+        "games": [describe_game(server.game(code, auth)) for code in server.games],
         "open_rounds": [round_view(row) for row in open_rounds],
         "net_position": to_signed_text(int(net)),
         "elapsed_s": (now - auth.started_at) // 1000,
@@ -166,7 +166,7 @@ async def answer_round(server: Server, auth: Auth, body: RoundRequest, path: str
 def ask(server: Server, auth: Auth, body: RoundRequest, path: str) -> Asked:
     """Check a round request against the game, the jurisdiction and the currency, without the
     database or the network (it runs on the event loop)."""
-    game = server.playable(body.game)
+    game = server.playable(body.game, auth)
     if body.script is not None and not (auth.fun and server.settings.qa):
         raise FeatureDisabled("script: forced outcomes only in fun sessions of a --qa server", field="script")
     if body.autoplay is not None and not auth.jurisdiction.autoplay.allowed:
@@ -247,7 +247,7 @@ def verify(server: Server, row: dict[str, Any]) -> bool | None:
     record = json.loads(row["record"])
     if "inputs" not in record:
         return None
-    game = server.games.get(row["game"])
+    game = server.games.that_played(row["game"], record)
     if game is None or record.get("model") != game.model_id:
         return False
     server.playable(game.code)  # 503 while its round function is still being compiled
@@ -273,7 +273,7 @@ def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: I
         value = getattr(body, name)
         if value is not None and Decimal(value) <= 0:
             raise invalid(name, f"{name}: expected an amount above zero, got {value}")
-    game = server.game(body.game)
+    game = server.game(body.game, auth)
     check_stake(auth, parse_bet(game, body.bet))
     check_pool(server, auth, game)
     plan = body.model_dump(mode="json")

@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
@@ -48,6 +48,7 @@ from slotforge.rgs.errors import (
 )
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.offer import Offer
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.rounds import gamble_cap
 from slotforge.rgs.rounds.claims import Claims, in_progress
@@ -125,12 +126,13 @@ def request_hash(path: str, body: Any) -> str:
 class Server:
     """Everything a request needs: settings, database, games, wallet, jackpots and the clock."""
 
-    def __init__(self, settings: Settings, engine: Engine, games: dict[str, Game], *,
+    def __init__(self, settings: Settings, engine: Engine, games: Mapping[str, Game], *,
                  wallet: Wallet | None = None, jackpots: Jackpots | None = None,
                  clock: Callable[[], float] = time.time, warmup: Warmup | None = None) -> None:
         self.settings = settings
         self.engine = engine
-        self.games = games  # every game offered, playable or still warming up
+        # Every game offered, playable or still warming up, and the RTP version each player plays.
+        self.games = games if isinstance(games, Offer) else Offer.of(games, settings)
         # Which games' round functions are loaded (all of them, unless they are compiled in the background).
         self.warmup = warmup or Warmup(list(games), loaded=games)
         self.wallet: Wallet = wallet or InternalWallet()
@@ -155,16 +157,20 @@ class Server:
     def now(self) -> int:
         return int(self.clock() * 1000)
 
-    def game(self, code: str) -> Game:
+    def game(self, code: str, auth: Auth | None = None) -> Game:
+        """Game ``code`` as offered: in the RTP version that ``auth``'s session plays (by its
+        jurisdiction and currency), else as offered by default."""
         if code not in self.games:
             raise GameNotAllowed(f"game: {code!r} is not offered; expected one of "
                                  f"{sorted(self.games)}", field="game")
-        return self.games[code]
+        if auth is None:
+            return self.games[code]
+        return self.games.for_player(code, auth.jurisdiction_name, auth.currency)
 
-    def playable(self, code: str) -> Game:
+    def playable(self, code: str, auth: Auth | None = None) -> Game:
         """A game offered whose round function is ready; 503 ``GAME_WARMING_UP`` while it is still
         being compiled (with ``Retry-After``), never a request that hangs on the compiler."""
-        game = self.game(code)
+        game = self.game(code, auth)
         if not self.warmup.ready(code):
             state = self.warmup.status()[code]
             ready, offered = self.warmup.counts()
@@ -172,6 +178,13 @@ class Server:
                                 f"compiled on the server's first start; {ready} of {offered} games ready); try again "
                                 "shortly", field="game", retry_after_s=WARMING_RETRY_S,
                                 warmup=state)
+        return game
+
+    def played(self, row: Mapping[str, Any]) -> Game:
+        """The version of its game that played the round ``row`` (named by its record)."""
+        game = self.games.that_played(row["game"], json.loads(row["record"]))
+        if game is None:
+            raise GameNotAllowed(f"game: {row['game']!r} is not offered here", field="game")
         return game
 
     def pool_rate(self, currency: str) -> Decimal:
@@ -379,7 +392,8 @@ class Server:
         if row["status"] != "awaiting":
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
                           InvalidChoice)
-        game = self.playable(row["game"])
+        self.playable(row["game"])
+        game = self.played(row)
         if ahead is not None:
             return self.continue_round(conn, game, row, *ahead.on(row))
         waiting = runner.RoundResult.of(json.loads(row["record"]))
@@ -409,7 +423,7 @@ class Server:
                                ).mappings().first()
         if row is None or row["status"] != "awaiting" or row["fun"] or not self.warmup.ready(row["game"]):
             return None
-        game = self.games[row["game"]]
+        game = self.played(row)
         if not has_pool(game):
             return None
         waiting = runner.RoundResult.of(json.loads(row["record"]))
@@ -565,7 +579,7 @@ class Server:
             row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
             if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
                 return 0
-            game = self.games[row["game"]]
+            game = self.played(row)
             if ahead is not None:
                 self.continue_round(conn, game, row, *ahead.on(row))
             else:

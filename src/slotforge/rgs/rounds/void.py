@@ -95,7 +95,7 @@ def restore_state(server: Any, conn: Connection, row: dict[str, Any]) -> bool | 
     """After voiding ``row``: unless a later round of its game still counts, the player's carried
     state of the game becomes what the last round before it still counting left (none: empty).
     Whether it was put back; None for a game that carries no state."""
-    game = server.games.get(row["game"])
+    game = server.games.that_played(row["game"], json.loads(row["record"]))
     if game is None or not carries_state(game):
         return None
     counting = (rounds.c.player_id == row["player_id"], rounds.c.game == row["game"], rounds.c.status != "void")
