@@ -31,6 +31,18 @@ class InvalidApiKey(DomainError):
     """A missing or unknown operator key."""
 
 
+class SignInFailed(DomainError):
+    """A back-office sign-in refused: wrong name or password, a locked or disabled account."""
+
+
+class Forbidden(DomainError):
+    """A key's scopes or a user's role that do not allow what is asked."""
+
+
+class CsrfRefused(Forbidden):
+    """A signed-in user's write without the session's CSRF token."""
+
+
 # -- what is asked ---------------------------------------------------------------------------------
 class Invalid(DomainError):
     """A field the server refuses."""

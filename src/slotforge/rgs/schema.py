@@ -53,6 +53,7 @@ operators = Table(
     "operators", metadata,
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("name", String(100), nullable=False, unique=True),
+    # The operator's first key as it was made; keys are read from ``operator_keys`` only.
     Column("key_hash", String(64), nullable=False, unique=True),
     Column("created_at", BigInteger, nullable=False),
 )
@@ -246,7 +247,8 @@ change_log = Table(
     "change_log", metadata,
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("created_at", BigInteger, nullable=False),
-    Column("actor", String(200), nullable=False),  # operator:NAME, admin (the command line), server
+    # operator:NAME/key:KEY or operator:NAME/user:USER, admin (the command line), server
+    Column("actor", String(200), nullable=False),
     Column("kind", String(40), nullable=False),
     Column("subject", String(200), nullable=False),
     Column("before", Text, nullable=True),  # JSON
@@ -264,6 +266,51 @@ server_secrets = Table(
     Column("value", String(200), nullable=False),
     Column("created_at", BigInteger, nullable=False),
 )
+
+# An operator's keys: several, each named and scoped (``rounds``, ``read``, ``write``: the words of
+# ``scopes``, space-separated), only their SHA-256 kept. ``revoked_at`` is when the key stops
+# opening anything: now for a revocation, later for the old key of a rotation (its grace period).
+# Read on every request, never cached, so a revocation holds at once in every server process.
+operator_keys = Table(
+    "operator_keys", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("operator_id", Id, ForeignKey("operators.id"), nullable=False, index=True),
+    Column("name", String(60), nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("scopes", String(40), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("last_used_at", BigInteger, nullable=True),
+    Column("revoked_at", BigInteger, nullable=True),
+)
+
+# The people of an operator's back office: a name (unique on the server), an argon2 hash of the
+# password, a role (viewer, support, finance, admin), and the count of failed sign-ins that locks
+# the account for a while.
+office_users = Table(
+    "office_users", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("operator_id", Id, ForeignKey("operators.id"), nullable=False),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("password_hash", String(200), nullable=False),
+    Column("role", String(12), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("failed_logins", Integer, nullable=False, server_default="0"),
+    Column("locked_until", BigInteger, nullable=True),
+    Column("disabled_at", BigInteger, nullable=True),
+)
+
+# A signed-in user's session: the cookie's token and the CSRF token of its writes, hashed.
+office_sessions = Table(
+    "office_sessions", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("user_id", Id, ForeignKey("office_users.id"), nullable=False),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("csrf_hash", String(64), nullable=False),
+    Column("created_at", BigInteger, nullable=False),
+    Column("last_seen", BigInteger, nullable=False),
+    Column("ended_at", BigInteger, nullable=True),
+)
+Index("ix_change_log_subject", change_log.c.subject)
 
 # More rows of one table than the transaction a SQLite server was writing when it stopped could
 # have held: a group commit's writers (32) times a round's rows of one table.

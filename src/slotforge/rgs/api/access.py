@@ -1,4 +1,5 @@
-"""Who is asking: session tokens of players, API keys of operators.
+"""Who is asking: session tokens of players (an operator's keys and users are in
+:mod:`slotforge.rgs.api.callers`).
 
 Tokens and keys are 256 random bits, shown once and stored only as their SHA-256. A session
 expires after a period of inactivity (the jurisdiction's, else the server's setting).
@@ -13,9 +14,10 @@ from typing import Any
 import anyio.to_thread
 from sqlalchemy import Connection, bindparam, insert, select, update
 
-from slotforge.rgs.errors import InvalidApiKey, InvalidSession, NotFound, invalid
+from slotforge.rgs.backoffice.roles import SCOPES
+from slotforge.rgs.errors import InvalidSession, NotFound, invalid
 from slotforge.rgs.rounds.service import Auth, Server
-from slotforge.rgs.schema import ledger, operators, players, sessions
+from slotforge.rgs.schema import ledger, operator_keys, operators, players, sessions
 
 # Refresh a session's last-seen time at most this often (a write per request would be waste).
 TOUCH_EVERY_MS = 5_000
@@ -38,23 +40,16 @@ def hashed(secret: str) -> str:
 
 
 def add_operator(conn: Connection, name: str, now: int) -> str:
-    """Create an operator; returns its API key (the only time it is shown)."""
+    """Create an operator with a first key of every scope, named ``default``; returns the key
+    (the only time it is shown)."""
     if conn.execute(select(operators.c.id).where(operators.c.name == name)).first() is not None:
         raise ValueError(f"operator: {name!r} exists already")
     key = new_secret()
-    conn.execute(insert(operators).values(name=name, key_hash=hashed(key), created_at=now))
+    operator = conn.execute(insert(operators).values(name=name, key_hash=hashed(key), created_at=now)
+                            .returning(operators.c.id)).scalar_one()
+    conn.execute(insert(operator_keys).values(operator_id=operator, name="default", key_hash=hashed(key),
+                                              scopes=" ".join(SCOPES), created_at=now))
     return key
-
-
-def operator_id(server: Server, api_key: str | None) -> int:
-    """The operator an ``X-Api-Key`` belongs to (401 otherwise)."""
-    if api_key:
-        with server.engine.connect() as conn:
-            found = conn.execute(select(operators.c.id).where(operators.c.key_hash == hashed(api_key))).scalar()
-        if found is not None:
-            return found
-    # An operator key is not a player's session: its own code, so a client tells the two apart.
-    raise InvalidApiKey("X-Api-Key: missing or unknown operator key", field="X-Api-Key")
 
 
 def session_timeout_ms(server: Server, jurisdiction: str) -> int:

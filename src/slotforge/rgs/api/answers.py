@@ -469,6 +469,12 @@ KEY_MISSING = Refusal(400, "IDEMPOTENCY_KEY_MISSING", "a `POST` without its `Ide
 INVALID_SESSION = Refusal(401, "INVALID_SESSION", "a missing, unknown or expired session token",
                           errors.InvalidSession)
 INVALID_API_KEY = Refusal(401, "INVALID_API_KEY", "a missing or unknown operator `X-Api-Key`", errors.InvalidApiKey)
+SIGN_IN_REFUSED = Refusal(401, "SIGN_IN_REFUSED", "a wrong name or password, or a locked or disabled account",
+                          errors.SignInFailed)
+FORBIDDEN = Refusal(403, "FORBIDDEN", "the key's scopes or the user's role do not allow this (the attempt is "
+                                      "logged)", errors.Forbidden)
+CSRF_REFUSED = Refusal(403, "CSRF_REFUSED", "a signed-in user's write without the session's `X-CSRF-Token`",
+                       errors.CsrfRefused)
 INSUFFICIENT_FUNDS = Refusal(402, "INSUFFICIENT_FUNDS", "the amount is above the balance (with `balance`); "
                                                         "nothing was taken", errors.InsufficientFunds)
 FEATURE_DISABLED = Refusal(403, "FEATURE_DISABLED", "what the jurisdiction or the mode forbids",
@@ -513,7 +519,8 @@ GAME_WARMING_UP = Refusal(503, "GAME_WARMING_UP", "the game's round function is 
 
 # The one table of the domain's refusals: the HTTP layer answers an error with its row
 # (:func:`refusal_of`), and the routes declare theirs from it.
-REFUSALS = (KEY_MISSING, INVALID_SESSION, INVALID_API_KEY, INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED,
+REFUSALS = (KEY_MISSING, INVALID_SESSION, INVALID_API_KEY, SIGN_IN_REFUSED, FORBIDDEN, CSRF_REFUSED,
+            INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED,
             GAME_NOT_ALLOWED, GAMBLE_NOT_ALLOWED, NOT_FOUND, NO_SUCH_PATH, ROUND_IN_PROGRESS, CLAIM_NOT_COMMITTED,
             REQUEST_IN_PROGRESS,
             AUTOPLAY_STOPPED, TOO_LARGE, INVALID_BET, INVALID_CHOICE, KEY_REUSED, VALIDATION, MIN_ROUND_DURATION,
@@ -547,7 +554,7 @@ def declare(success: type[BaseModel], *refusals: Refusal) -> Responses:
 
 
 PLAYER = (INVALID_SESSION, VALIDATION)  # every Player API route: its token, its parameters
-OPERATOR = (INVALID_API_KEY, VALIDATION)  # every Operator API route
+OPERATOR = (INVALID_API_KEY, FORBIDDEN, CSRF_REFUSED, VALIDATION)  # every Operator API route
 POSTED = (KEY_MISSING, REQUEST_IN_PROGRESS, KEY_REUSED, TOO_LARGE)  # a Player API POST (exactly once)
 
 # The Player API
@@ -594,7 +601,8 @@ class ChangeEntry(Answer):
 
     id: int = Field(description="the entry's place in the log")
     created_at: Time = Field(description="when the change was made")
-    actor: str = Field(description="who made it: `operator:NAME`, `admin` (the command line) or `server`")
+    actor: str = Field(description="who made it: `operator:NAME/key:KEY`, `operator:NAME/user:USER`, `admin` "
+                                   "(the command line) or `server`")
     kind: str = Field(description="the kind of change (`configuration`, `round_voided` ...)")
     subject: str = Field(description="what it changed: `round:ID`, `game:CODE`, `server` ...")
     before: Any = Field(None, description="the state before the change (JSON), where there was one")

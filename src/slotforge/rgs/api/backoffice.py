@@ -21,7 +21,8 @@ from slotforge.rgs import metrics
 from slotforge.rgs.api import answers
 from slotforge.rgs.api.answers import Money, SignedMoney
 from slotforge.rgs.api.models import Code, Id, millis
-from slotforge.rgs.api.operator import Operator, Since, Until
+from slotforge.rgs.api.callers import CanLookUp, CanReadClaims, CanReadReports, CanSettle, CanSupport
+from slotforge.rgs.api.operator import Since, Until
 from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import claims, lookups, reports
@@ -183,6 +184,8 @@ class RoundDetail(Answer):
     verified: bool | None = Field(description="replaying the record's inputs gives the same record; none for a "
                                               "round voided before it played")
     ledger: list[LedgerLine] = Field(description="the money the round moved")
+    voided_by: str | None = Field(None, description="who voided it, as the change log names them "
+                                                    "(`operator:NAME/user:USER`, `operator:NAME/key:KEY`)")
 
 
 class OutboxLine(Answer):
@@ -243,7 +246,7 @@ def time_zone(name: str) -> ZoneInfo:
 
 @router.get("/reports/daily", response_model=None,
              responses=answers.declare(DailyReport, *answers.OPERATOR))
-def daily_report(operator_id: Operator, request: Request,
+def daily_report(caller: CanReadReports, request: Request,
                  first: Annotated[date | None, Query(alias="from", description="first local day (default: 30 days "
                                                                                 "before the last)")] = None,
                  last: Annotated[date | None, Query(alias="to", description="last local day, included "
@@ -252,6 +255,7 @@ def daily_report(operator_id: Operator, request: Request,
                  ) -> dict[str, Any]:
     """Per game and local day: rounds, players, stakes, wins, GGR, hit rate, jackpot contributions
     and payouts of the operator's real-money rounds, per currency."""
+    operator_id = caller.operator_id
     server = server_of(request)
     zone = time_zone(tz)
     for name, day in (("from", first), ("to", last)):
@@ -283,10 +287,11 @@ def iso_of(moment: datetime | None) -> str | None:
 
 @router.get("/reports/rtp", response_model=None,
              responses=answers.declare(RtpReport, *answers.OPERATOR))
-def rtp_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
+def rtp_report(caller: CanReadReports, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Live RTP against theory: per game, the actual RTP of every real-money round finished in the
     period beside the published RTP and the 99% interval it should fall in after that many rounds
     (from the PAR sheet's standard deviation of one round), flagged when outside."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         games = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request))
@@ -296,11 +301,12 @@ def rtp_report(operator_id: Operator, request: Request, since: Since = None, unt
 # -- players and rounds -------------------------------------------------------------------------
 @router.get("/players", response_model=None,
              responses=answers.declare(PlayerList, *answers.OPERATOR))
-def find_players(operator_id: Operator, request: Request,
+def find_players(caller: CanLookUp, request: Request,
                  q: Annotated[str, Query(max_length=100, pattern=r"^[A-Za-z0-9_.:@-]*$",
                                          description="any part of a player's id (its characters), in any case")] = "",
                  limit: Annotated[int, Query(ge=1, le=200)] = 50) -> dict[str, Any]:
     """The operator's players whose id holds ``q``: those it starts first, then the most recently active."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         return {"players": lookups.find_players(conn, operator_id, q, limit)}
@@ -308,8 +314,9 @@ def find_players(operator_id: Operator, request: Request,
 
 @router.get("/players/{player_id}/overview", response_model=None,
              responses=answers.declare(PlayerOverview, *answers.OPERATOR, answers.NOT_FOUND))
-def player_overview(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
+def player_overview(player_id: Code, caller: CanLookUp, request: Request) -> dict[str, Any]:
     """A player: balance, latest sessions, open rounds, autoplay plans and latest ledger entries."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         return lookups.overview(conn, operator_id, player_id)
@@ -331,7 +338,7 @@ EMPTY_IS_ANY = BeforeValidator(lambda value: None if value == "" else value)
 
 @router.get("/rounds/search", response_model=None,
              responses=answers.declare(RoundList, *answers.OPERATOR))
-def search_rounds(operator_id: Operator, request: Request,
+def search_rounds(caller: CanLookUp, request: Request,
                   player: Annotated[Code | None, EMPTY_IS_ANY] = None,
                   game: Annotated[Code | None, EMPTY_IS_ANY] = None,
                   status: Annotated[Literal["complete", "awaiting", "void", "pending"] | None, EMPTY_IS_ANY] = None,
@@ -341,6 +348,7 @@ def search_rounds(operator_id: Operator, request: Request,
                   before: Annotated[Id | None, Query(description="rounds older than this id (the next page)")] = None,
                   limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
     """The operator's rounds by player, game, status, start time and win, newest first (without records)."""
+    operator_id = caller.operator_id
     wanted = lookups.RoundFilter(player=player, game=game, status=status, since=millis(since), until=millis(until),
                                  min_win=minor("min_win", min_win), max_win=minor("max_win", max_win), before=before)
     server = server_of(request)
@@ -350,23 +358,26 @@ def search_rounds(operator_id: Operator, request: Request,
 
 @router.get("/rounds/{round_id}", response_model=None,
              responses=answers.declare(RoundDetail, *answers.OPERATOR, answers.NOT_FOUND))
-def round_detail(round_id: Id, operator_id: Operator, request: Request) -> dict[str, Any]:
+def round_detail(round_id: Id, caller: CanLookUp, request: Request) -> dict[str, Any]:
     """One round: its line, its record as the player saw it, its replay check and its money."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         row, entries = lookups.one_round(conn, operator_id, round_id)
+        voided_by = changes.voided_by(conn, round_id) if row["status"] == "void" else None
     return {"summary": lookups.round_line(row), "round": round_view(row), "verified": verify(server, row),
-            "ledger": entries}
+            "ledger": entries, "voided_by": voided_by}
 
 
 @router.post("/autoplays/{plan_id}/stop", response_model=None,
              responses=answers.declare(PlanLine, *answers.OPERATOR, answers.NOT_FOUND))
-def stop_autoplay(plan_id: Id, operator_id: Operator, request: Request) -> dict[str, Any]:
+def stop_autoplay(plan_id: Id, caller: CanSupport, request: Request) -> dict[str, Any]:
     """Stop a player's autoplay plan (``stopped: "operator"``); the round in play finishes as it is."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.transaction() as conn:
         stopped = lookups.stop_plan(conn, operator_id, plan_id, server.now())
-        changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "autoplay_stopped",
+        changes.append(conn, changes.Change(caller.actor, "autoplay_stopped",
                                             f"autoplay:{plan_id}", after={"stopped": stopped.get("stopped")}),
                        server.now())
         return stopped
@@ -374,9 +385,10 @@ def stop_autoplay(plan_id: Id, operator_id: Operator, request: Request) -> dict[
 
 @router.get("/outbox", response_model=None,
              responses=answers.declare(Owed, *answers.OPERATOR))
-def owed(operator_id: Operator, request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
+def owed(caller: CanLookUp, request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> dict[str, Any]:
     """What is still owed for the operator's rounds: outbox messages to the wallet and the jackpot
     service not yet acknowledged, and rounds waiting at a seamless wallet."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         return lookups.owed(conn, operator_id, limit)
@@ -384,9 +396,10 @@ def owed(operator_id: Operator, request: Request, limit: Annotated[int, Query(ge
 
 @router.get("/jackpot-claims", response_model=None,
             responses=answers.declare(Claims, *answers.OPERATOR, answers.JACKPOT_UNAVAILABLE))
-def jackpot_claims(operator_id: Operator, request: Request) -> dict[str, Any]:
+def jackpot_claims(caller: CanReadClaims, request: Request) -> dict[str, Any]:
     """The jackpot claims the jackpot service still holds for the operator's rounds (their
     confirm not yet delivered by the outbox)."""
+    operator_id = caller.operator_id
     return {"claims": claims.held_claims(server_of(request), operator_id)}
 
 
@@ -394,14 +407,15 @@ def jackpot_claims(operator_id: Operator, request: Request) -> dict[str, Any]:
              responses=answers.declare(ClaimLine, *answers.OPERATOR, answers.NOT_FOUND, answers.CLAIM_NOT_COMMITTED,
                                        answers.JACKPOT_UNAVAILABLE))
 def settle_jackpot_claim(key: Annotated[str, Path(max_length=200, pattern=r"^[A-Za-z0-9_.@-]+:[0-9]+$")],
-                         operator_id: Operator, request: Request) -> dict[str, Any]:
+                         caller: CanSettle, request: Request) -> dict[str, Any]:
     """Settle a held claim of one of the operator's rounds now: a claim its round committed is
     confirmed at the service (as the outbox would on its next attempt); one its round never
     committed is released, its payout back into the pot, once held for the lease (409 before)."""
+    operator_id = caller.operator_id
     server = server_of(request)
     settled = claims.settle_claim(server, operator_id, key)
     with server.transaction() as conn:  # the service's answer is final: its record follows it
-        changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "jackpot_claim_settled",
+        changes.append(conn, changes.Change(caller.actor, "jackpot_claim_settled",
                                             f"claim:{key}", after=settled), server.now())
     return settled
 

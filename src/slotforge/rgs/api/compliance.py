@@ -1,7 +1,7 @@
 """What compliance teams and test labs ask of a live server (docs/compliance.md): exports of the
 books, the change log and its chain, the integrity of what plays, dispute links to one round's
-replay, and the erasure of a player's personal data. Operator API (``X-Api-Key``), but for the
-dispute page, which its link's signature opens."""
+replay, and the erasure of a player's personal data. Operator API (``X-Api-Key`` or a back-office
+user), but for the dispute page, which its link's signature opens."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import json
 from datetime import timedelta
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 from pydantic import Field
 from sqlalchemy import select
 
-from slotforge.rgs.api import access, answers
+from slotforge.rgs.api import answers
+from slotforge.rgs.api.callers import CanAdmin, CanLookUp, CanReadReports, CanSupport
 from slotforge.rgs.api.models import Body, Code, Currency, Id, Moment, millis
 from slotforge.rgs.compliance import changes, erasure, exports, integrity, links
 from slotforge.rgs.errors import invalid, not_found
@@ -26,22 +27,18 @@ router = APIRouter(prefix="/v1")
 pages = APIRouter()
 
 
-def operator(request: Request, x_api_key: Annotated[str | None, Header()] = None) -> int:
-    return access.operator_id(server_of(request), x_api_key)
-
-
-Operator = Annotated[int, Depends(operator)]
 Since = Annotated[Moment | None, Query(alias="from", description="ISO 8601 time, inclusive (UTC without a zone)")]
 Until = Annotated[Moment | None, Query(alias="to", description="ISO 8601 time, exclusive (UTC without a zone)")]
 
 
 @router.get("/operator/exports/{kind}", response_class=StreamingResponse, responses=answers.EXPORT_STREAM)
-def export(kind: Literal["rounds", "transactions"], operator_id: Operator, request: Request,
+def export(kind: Literal["rounds", "transactions"], caller: CanLookUp, request: Request,
            since: Since = None, until: Until = None, player: Code | None = None, game: Code | None = None,
            version: Code | None = None, currency: Currency | None = None,
            format: Literal["csv", "jsonl"] = "csv") -> StreamingResponse:
     """This operator's rounds or wallet transactions (by start or booking time), streamed as CSV or
     JSON lines, oldest first."""
+    operator_id = caller.operator_id
     chosen = exports.EXPORTS[kind]
     filters = exports.Filters(since=millis(since), until=millis(until), operator_id=operator_id, player=player,
                               game=game, version=version, currency=currency)
@@ -52,15 +49,14 @@ def export(kind: Literal["rounds", "transactions"], operator_id: Operator, reque
 
 
 @router.get("/operator/changes", response_model=None, responses=answers.CHANGES)
-def change_log(operator_id: Operator, request: Request,
+def change_log(caller: CanLookUp, request: Request,
                limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """The change log, newest first: the server's own entries and this operator's changes."""
     server = server_of(request)
-    with server.engine.connect() as conn:
-        actor = changes.operator_actor(conn, operator_id)
+    actor = f"operator:{caller.operator}"
     shown = []
     for entry in changes.entries(server.engine, newest_first=True):
-        if entry["actor"] in (actor, "server"):
+        if entry["actor"] in (actor, "server") or entry["actor"].startswith(actor + "/"):
             shown.append(entry_view(entry))
             if len(shown) == limit:
                 break
@@ -72,14 +68,14 @@ def entry_view(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get("/operator/changes/verify", response_model=None, responses=answers.CHAIN)
-def verify_changes(operator_id: Operator, request: Request) -> dict[str, Any]:
+def verify_changes(caller: CanLookUp, request: Request) -> dict[str, Any]:
     """Walk the whole change log's hash chain: whether it holds, and its head."""
     verdict = changes.verify(server_of(request).engine)
     return {"intact": verdict.intact, "checked": verdict.checked, "head": verdict.head, "problem": verdict.problem}
 
 
 @router.get("/integrity", response_model=None, responses=answers.INTEGRITY)
-def integrity_of_games(operator_id: Operator, request: Request,
+def integrity_of_games(caller: CanReadReports, request: Request,
                        seed: Annotated[str | None, Query(description="a lab's seed (at least 32 hex digits): "
                                                          "the answer adds the package's HMAC under it")] = None
                        ) -> dict[str, Any]:
@@ -100,15 +96,16 @@ class DisputeLinkRequest(Body):
 
 
 @router.post("/operator/rounds/{round_id}/dispute-link", response_model=None, responses=answers.DISPUTE_LINK)
-def dispute_link(round_id: Id, body: DisputeLinkRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+def dispute_link(round_id: Id, body: DisputeLinkRequest, caller: CanSupport, request: Request) -> dict[str, Any]:
     """A signed link to the round's replay page that opens without a login until it expires."""
+    operator_id = caller.operator_id
     server = server_of(request)
     now = server.now()
     expires = now + int(timedelta(hours=body.hours) / timedelta(milliseconds=1))
     link = links.issue(server.engine, round_id, expires)  # its secret read (or made) before the transaction
     with server.transaction() as conn:
         own_round(conn, operator_id, round_id)
-        changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "dispute_link_issued",
+        changes.append(conn, changes.Change(caller.actor, "dispute_link_issued",
                                             f"round:{round_id}", after={"expires_at": iso(expires)}), now)
     return {"round": round_id, "url": str(request.base_url).rstrip("/") + link.path(), "expires_at": iso(expires)}
 
@@ -123,13 +120,14 @@ def own_round(conn: Any, operator_id: int, round_id: int) -> dict[str, Any]:
 
 
 @router.post("/operator/players/{player_id}/erase", response_model=None, responses=answers.ERASE)
-def erase_player(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
+def erase_player(player_id: Code, caller: CanAdmin, request: Request) -> dict[str, Any]:
     """Replace the player's id with a pseudonym: their personal data gone, their books whole."""
+    operator_id = caller.operator_id
     server = server_of(request)
     key = erasure.pseudonym_key(server.engine)
     with server.transaction() as conn:
         try:
-            alias = erasure.erase(conn, key, operator_id, player_id, changes.operator_actor(conn, operator_id),
+            alias = erasure.erase(conn, key, operator_id, player_id, caller.actor,
                                   server.now())
         except erasure.NoSuchPlayer as error:
             raise not_found(str(error)) from error

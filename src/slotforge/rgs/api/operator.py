@@ -1,15 +1,31 @@
-"""The Operator API (``X-Api-Key``): sessions, money in and out, players, rounds, voids, reports."""
+"""The Operator API (``X-Api-Key``, or a back-office user's session): sessions, money in and out,
+players, rounds, voids, reports. Each route's caller type says which key scopes and user roles it
+takes (:mod:`slotforge.rgs.backoffice.roles`)."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from sqlalchemy import Float, cast, func, select
 
 from slotforge.maths.stats import summarise
 from slotforge.rgs.api import access, answers
+from slotforge.rgs.api.callers import (
+    CanAdjust,
+    CanPlay,
+    CanReadGameReport,
+    CanReadPlayers,
+    CanVoid,
+)
+from slotforge.rgs.api.callers import (
+    CanAdjust,
+    CanPlay,
+    CanReadGameReport,
+    CanReadPlayers,
+    CanVoid,
+)
 from slotforge.rgs.api.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import FeatureDisabled, KeyReused, RequestInProgress, invalid, not_found
@@ -21,16 +37,10 @@ from slotforge.rgs.schema import ledger, players, rounds
 router = APIRouter(prefix="/v1/operator")
 
 
-def operator(request: Request, x_api_key: Annotated[str | None, Header()] = None) -> int:
-    return access.operator_id(server_of(request), x_api_key)
-
-
-Operator = Annotated[int, Depends(operator)]
-
-
 @router.post("/sessions", response_model=None, responses=answers.OPEN_SESSION)
-def open_session(body: SessionRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+def open_session(body: SessionRequest, caller: CanPlay, request: Request) -> dict[str, Any]:
     """A session token for a player (created on first use); it finishes stale open rounds first."""
+    operator_id = caller.operator_id
     server = server_of(request)
     if server.settings.jurisdiction(body.jurisdiction) is None:
         raise invalid("jurisdiction", f"jurisdiction: expected one of {server.settings.jurisdiction_names()}, "
@@ -48,8 +58,9 @@ def open_session(body: SessionRequest, operator_id: Operator, request: Request) 
 
 
 @router.post("/players/{player_id}/transactions", response_model=None, responses=answers.TRANSACTION)
-def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+def transaction(player_id: Code, body: TransactionRequest, caller: CanAdjust, request: Request) -> dict[str, Any]:
     """A deposit or withdrawal, idempotent on ``reference``."""
+    operator_id = caller.operator_id
     server = server_of(request)
     try:
         amount = parse_amount(body.amount)
@@ -76,8 +87,9 @@ def transaction(player_id: Code, body: TransactionRequest, operator_id: Operator
 
 
 @router.get("/players/{player_id}", response_model=None, responses=answers.OPERATOR_PLAYER)
-def player(player_id: Code, operator_id: Operator, request: Request) -> dict[str, Any]:
+def player(player_id: Code, caller: CanReadPlayers, request: Request) -> dict[str, Any]:
     """Balance, open rounds and net position (wins - stakes of all finished rounds)."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         row = access.external_player(conn, operator_id, player_id)
@@ -95,10 +107,11 @@ Until = Annotated[Moment | None, Query(alias="to", description="ISO 8601 time, e
 
 
 @router.get("/rounds", response_model=None, responses=answers.OPERATOR_ROUNDS)
-def operator_rounds(operator_id: Operator, request: Request, player: Code | None = None, game: Code | None = None,
+def operator_rounds(caller: CanReadPlayers, request: Request, player: Code | None = None, game: Code | None = None,
                     since: Since = None, until: Until = None,
                     limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict[str, Any]:
     """Rounds of this operator's players for audit, newest first."""
+    operator_id = caller.operator_id
     server = server_of(request)
     query = select(rounds).join(players, players.c.id == rounds.c.player_id).where(players.c.operator_id == operator_id)
     if player is not None:
@@ -115,9 +128,10 @@ def operator_rounds(operator_id: Operator, request: Request, player: Code | None
 
 
 @router.post("/rounds/{round_id}/void", response_model=None, responses=answers.VOID_ROUND)
-def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: Request) -> dict[str, Any]:
+def void_round(round_id: Id, body: VoidRequest, caller: CanVoid, request: Request) -> dict[str, Any]:
     """Void a round (a malfunction): an open one's stake is refunded; a completed one's stake is
     refunded and its win reversed (:mod:`slotforge.rgs.rounds.void`). Voiding again answers the same."""
+    operator_id = caller.operator_id
     server = server_of(request)
     with server.transaction() as conn:
         owner = conn.execute(select(rounds.c.player_id).join(players, players.c.id == rounds.c.player_id).where(
@@ -136,7 +150,7 @@ def void_round(round_id: Id, body: VoidRequest, operator_id: Operator, request: 
                 server.void(conn, row, body.reason, server.now())
             answer = {**round_answer(row), "refunded": True}
         if before["status"] != "void":  # voiding again changes nothing
-            changes.append(conn, changes.Change(changes.operator_actor(conn, operator_id), "round_voided",
+            changes.append(conn, changes.Change(caller.actor, "round_voided",
                                                 f"round:{round_id}", before=before,
                                                 after={"status": "void", "reason": body.reason,
                                                        "balance_after": answer["balance"]}), server.now())
@@ -155,8 +169,9 @@ def refuse_at_the_wallet(row: dict[str, Any]) -> None:
 
 
 @router.get("/reports/games", response_model=None, responses=answers.GAME_REPORT)
-def game_report(operator_id: Operator, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
+def game_report(caller: CanReadGameReport, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
+    operator_id = caller.operator_id
     server = server_of(request)
     ratio = cast(rounds.c.win, Float) / rounds.c.stake
     query = (

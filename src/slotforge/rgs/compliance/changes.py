@@ -1,7 +1,8 @@
 """The change log: every change a regulator calls significant, appended and never edited.
 
-An entry says who (``operator:NAME``, ``admin`` for the command line, ``server`` for what a
-server found at its start), when, what kind of change, to what, and the state before and after
+An entry says who (``operator:NAME/key:KEY`` for an operator's key, ``operator:NAME/user:USER``
+for a back-office user, ``admin`` for the command line, ``server`` for what a server found at its
+start), when, what kind of change, to what, and the state before and after
 (JSON). Each entry's hash is SHA-256 over its fields and the hash of the entry before it, so the
 log is a chain: an entry altered in the database no longer gives its own hash, and an entry
 removed leaves the next one pointing at a hash that is no longer there. :func:`verify` walks the
@@ -42,6 +43,12 @@ KINDS = {
     "jackpot_claim_settled": "claim:KEY",
     "dispute_link_issued": "round:ID",
     "player_erased": "player:ID (the server's own id: the log keeps no personal data)",
+    "access_refused": "METHOD PATH: a write a key's scopes or a user's role do not allow",
+    "key_created": "operator:NAME/key:KEY",
+    "key_revoked": "operator:NAME/key:KEY",
+    "key_rotated": "operator:NAME/key:KEY (the old key's end of grace, the new key's id)",
+    "user_added": "operator:NAME/user:USER",
+    "user_changed": "operator:NAME/user:USER (role, disabled, password changed: never the password)",
 }
 
 
@@ -88,8 +95,16 @@ def append(conn: Connection, change: Change, now: int) -> str:
 
 
 def operator_actor(conn: Connection, operator_id: int) -> str:
-    """How the log names an operator's change: ``operator:NAME``."""
+    """How the log names an operator as a whole: ``operator:NAME`` (its keys and users are
+    ``operator:NAME/key:KEY`` and ``operator:NAME/user:USER``)."""
     return f"operator:{conn.execute(select(operators.c.name).where(operators.c.id == operator_id)).scalar_one()}"
+
+
+def voided_by(conn: Connection, round_id: int) -> str | None:
+    """Who voided the round, as the log names them (None: not voided, or by the server itself)."""
+    return conn.execute(select(change_log.c.actor).where(
+        change_log.c.subject == f"round:{round_id}", change_log.c.kind == "round_voided")
+        .order_by(change_log.c.id.desc()).limit(1)).scalar()
 
 
 def latest(conn: Connection, kind: str) -> dict[str, Any] | None:
