@@ -32,7 +32,7 @@ from sqlalchemy import select
 from slotforge.db import connect
 from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app, load_games
-from slotforge.rgs.schema import operators
+from slotforge.rgs.schema import operator_keys
 from slotforge.rgs.settings import load_settings
 from tests.rgs.jackpot_processes import commit_confirm, service_on
 
@@ -121,7 +121,8 @@ def office(tmp_path_factory):
 
 
 def server_operator(conn: Any, key: str) -> int:
-    return conn.execute(select(operators.c.id).where(operators.c.key_hash == access.hashed(key))).scalar_one()
+    return conn.execute(select(operator_keys.c.operator_id).where(operator_keys.c.key_hash == access.hashed(key))
+                        ).scalar_one()
 
 
 @pytest.fixture
@@ -134,13 +135,21 @@ def page_of(browser, office):
         page = watched_page(context, office["url"], http_errors_expected, opened)
         page.goto(f"{office['url']}/operator")
         if operator is not None:
-            page.get_by_label("Operator API key").fill(office["keys"][operator])
-            page.get_by_role("button", name="Sign in").click()
+            sign_in_with_key(page, office["keys"][operator])
             page.get_by_role("heading", name="Dashboard").wait_for()
         return page
 
     yield open_page
     close_watched(opened)
+
+
+def sign_in_with_key(page: Any, key: str) -> None:
+    """Sign in with an operator's key (the sign-in page's second way, folded under its summary)."""
+    summary = page.get_by_text("Sign in with an operator API key")
+    if page.get_by_label("Operator API key").is_hidden():
+        summary.click()
+    page.get_by_label("Operator API key").fill(key)
+    page.get_by_role("button", name="Sign in with the key").click()
 
 
 def shoot(page: Any, name: str) -> None:
@@ -154,17 +163,15 @@ def cents(text: str) -> int:
 
 def test_a_wrong_key_is_refused_and_the_key_stays_in_the_tab(page_of, office):
     page = page_of(None, http_errors_expected=True)
-    page.get_by_label("Operator API key").fill("not-a-key")
-    page.get_by_role("button", name="Sign in").click()
+    sign_in_with_key(page, "not-a-key")
     page.get_by_role("alert").filter(has_text="not an operator's key").wait_for()
-    page.get_by_label("Operator API key").fill(office["keys"]["main"])
-    page.get_by_role("button", name="Sign in").click()
+    sign_in_with_key(page, office["keys"]["main"])
     page.get_by_role("heading", name="Dashboard").wait_for()
     assert page.evaluate("sessionStorage.getItem('slotforge.operatorKey')") == office["keys"]["main"]
     assert page.evaluate("localStorage.length") == 0
     assert page.evaluate("document.cookie") == ""
     page.get_by_role("button", name="Sign out").click()
-    page.get_by_label("Operator API key").wait_for()
+    page.get_by_label("Password").wait_for()
     assert page.evaluate("sessionStorage.getItem('slotforge.operatorKey')") is None
 
 
@@ -365,8 +372,7 @@ def test_dates_are_written_the_browsers_way_like_its_date_pickers(browser, offic
     page = watched_page(context, office["url"], False, opened)
     try:
         page.goto(f"{office['url']}/operator")
-        page.get_by_label("Operator API key").fill(office["keys"]["main"])
-        page.get_by_role("button", name="Sign in").click()
+        sign_in_with_key(page, office["keys"]["main"])
         day = page.get_by_role("table", name="per game and day").locator("tbody tr td").first
         day.wait_for()
         assert re.fullmatch(r"\d{1,2}/\d{1,2}/\d{2}", day.inner_text()), day.inner_text()  # 3/11/26, not 2026-03-11

@@ -313,6 +313,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Keys
+         * @description The operator's keys, revoked ones too, with their scopes and last use.
+         */
+        get: operations["list_keys_v1_operator_keys_get"];
+        put?: never;
+        /**
+         * Create Key
+         * @description A new key with a name and scopes; its secret is in this answer only.
+         */
+        post: operations["create_key_v1_operator_keys_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/keys/{key_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke Key
+         * @description Revoke a key now: every server process refuses it from this answer on.
+         */
+        post: operations["revoke_key_v1_operator_keys__key_id__revoke_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate Key
+         * @description A new key beside this one, with its name and scopes; this one keeps working for the grace
+         *     period, then is refused.
+         */
+        post: operations["rotate_key_v1_operator_keys__key_id__rotate_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Me
+         * @description Who this key or session is and what it may do (the back office shows only that).
+         */
+        get: operations["me_v1_operator_me_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/operator/outbox": {
         parameters: {
             query?: never;
@@ -612,6 +697,91 @@ export interface paths {
          * @description A session token for a player (created on first use); it finishes stale open rounds first.
          */
         post: operations["open_session_v1_operator_sessions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign In
+         * @description Sign in to the back office with a user's name and password: the session's cookies are
+         *     set. Five wrong passwords in a row lock the account for 15 minutes.
+         */
+        post: operations["sign_in_v1_operator_sign_in_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign Out
+         * @description End this session (a key's request ends nothing).
+         */
+        post: operations["sign_out_v1_operator_sign_out_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Users
+         * @description The operator's back-office users and their roles.
+         */
+        get: operations["list_users_v1_operator_users_get"];
+        put?: never;
+        /**
+         * Add User
+         * @description A new back-office user with a role (viewer, support, finance, admin).
+         */
+        post: operations["add_user_v1_operator_users_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change User
+         * @description Change a user's role, password, or whether they may sign in.
+         */
+        post: operations["change_user_v1_operator_users__user_id__post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -938,7 +1108,7 @@ export interface components {
         ChangeEntry: {
             /**
              * Actor
-             * @description who made it: `operator:NAME`, `admin` (the command line) or `server`
+             * @description who made it: `operator:NAME/key:KEY`, `operator:NAME/user:USER`, `admin` (the command line) or `server`
              */
             actor: string;
             /**
@@ -1687,6 +1857,72 @@ export interface components {
              */
             turbo: boolean;
         };
+        /** KeyLine */
+        KeyLine: {
+            /**
+             * Created At
+             * @description when the key was made
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            created_at: string | null;
+            /**
+             * Id
+             * @description the key's id (revoke and rotate name it)
+             */
+            id: number;
+            /**
+             * Last Used At
+             * @description when it last opened a request (to the minute)
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            last_used_at: string | null;
+            /**
+             * Name
+             * @description the key's name (the change log's `key:NAME`)
+             */
+            name: string;
+            /**
+             * Revoked At
+             * @description when it stopped, or stops, opening requests
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            revoked_at: string | null;
+            /**
+             * Scopes
+             * @description rounds (the rounds API), read and write (the back office's)
+             */
+            scopes: ("rounds" | "read" | "write")[];
+            /**
+             * State
+             * @description expiring: the old key of a rotation, working until revoked_at
+             * @enum {string}
+             */
+            state: "active" | "expiring" | "revoked";
+        };
+        /**
+         * KeyList
+         * @description The operator's keys, revoked ones too, newest first (never their secrets).
+         */
+        KeyList: {
+            /**
+             * Keys
+             * @description the keys
+             */
+            keys: components["schemas"]["KeyLine"][];
+        };
+        /** KeyRequest */
+        KeyRequest: {
+            /**
+             * Name
+             * @description letters, digits, '.', '_', '-'; unique among live keys
+             */
+            name: string;
+            /**
+             * Scopes
+             * @description any of rounds, read, write
+             */
+            scopes: ("rounds" | "read" | "write")[];
+        };
         /** LedgerLine */
         LedgerLine: {
             /**
@@ -1709,6 +1945,50 @@ export interface components {
             reference: string | null;
             /** Round Id */
             round_id: number | null;
+        };
+        /**
+         * Me
+         * @description Who the request's key or session is, and what it may do.
+         */
+        Me: {
+            /**
+             * Abilities
+             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin
+             */
+            abilities: string[];
+            /**
+             * Operator
+             * @description the operator's name
+             */
+            operator: string;
+            /**
+             * Role
+             * @description a user's role (none for a key)
+             */
+            role: ("viewer" | "support" | "finance" | "admin") | null;
+            /**
+             * Scopes
+             * @description a key's scopes (empty for a user)
+             */
+            scopes: ("rounds" | "read" | "write")[];
+            /**
+             * Who
+             * @description `key:NAME` or `user:NAME`: how the change log names the caller after the operator
+             */
+            who: string;
+        };
+        /**
+         * NewKey
+         * @description A key made: its secret is shown here only, never again.
+         */
+        NewKey: {
+            /** @description the key as listed */
+            key: components["schemas"]["KeyLine"];
+            /**
+             * Secret
+             * @description the key itself, for X-Api-Key
+             */
+            secret: string;
         };
         /** OpenRound */
         OpenRound: {
@@ -2036,6 +2316,30 @@ export interface components {
              */
             game: string;
         };
+        /** RotateRequest */
+        RotateRequest: {
+            /**
+             * Grace Seconds
+             * @description how long the old key keeps working (0: revoked now)
+             * @default 86400
+             */
+            grace_seconds: number;
+        };
+        /**
+         * Rotated
+         * @description A key rotated: the old one works until its ``revoked_at``, the new one now.
+         */
+        Rotated: {
+            /** @description the new key, of the same name and scopes */
+            new: components["schemas"]["KeyLine"];
+            /** @description the old key, expiring at its revoked_at */
+            old: components["schemas"]["KeyLine"];
+            /**
+             * Secret
+             * @description the new key itself, shown here only
+             */
+            secret: string;
+        };
         /**
          * Round
          * @description A round as players and operators see it: the engine's record (docs/scripts.md) and the
@@ -2187,6 +2491,11 @@ export interface components {
              * @description replaying the record's inputs gives the same record; none for a round voided before it played
              */
             verified: boolean | null;
+            /**
+             * Voided By
+             * @description who voided it, as the change log names them (`operator:NAME/user:USER`, `operator:NAME/key:KEY`)
+             */
+            voided_by?: string | null;
         };
         /** RoundLine */
         RoundLine: {
@@ -2560,6 +2869,50 @@ export interface components {
             /** Player Id */
             player_id: string;
         };
+        /** SignIn */
+        SignIn: {
+            /** Name */
+            name: string;
+            /** Password */
+            password: string;
+        };
+        /**
+         * SignedIn
+         * @description The session opened: its token is in an HTTP-only cookie; send ``csrf_token`` back in
+         *     ``X-CSRF-Token`` with every write.
+         */
+        SignedIn: {
+            /**
+             * Abilities
+             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin
+             */
+            abilities: string[];
+            /**
+             * Csrf Token
+             * @description the session's CSRF token (also in the slotforge_csrf cookie)
+             */
+            csrf_token: string;
+            /**
+             * Operator
+             * @description the operator's name
+             */
+            operator: string;
+            /**
+             * Role
+             * @description a user's role (none for a key)
+             */
+            role: ("viewer" | "support" | "finance" | "admin") | null;
+            /**
+             * Scopes
+             * @description a key's scopes (empty for a user)
+             */
+            scopes: ("rounds" | "read" | "write")[];
+            /**
+             * Who
+             * @description `key:NAME` or `user:NAME`: how the change log names the caller after the operator
+             */
+            who: string;
+        };
         /**
          * StakeRule
          * @description How a bet's stake follows from its fields: ``amount`` x each of ``times`` x ``factor``.
@@ -2666,6 +3019,83 @@ export interface components {
             kind: "deposit" | "withdrawal";
             /** Reference */
             reference: string;
+        };
+        /** UserChange */
+        UserChange: {
+            /**
+             * Disabled
+             * @description true: may no longer sign in (their sessions end now)
+             */
+            disabled?: boolean | null;
+            /**
+             * Password
+             * @description a new password (their sessions end now)
+             */
+            password?: string | null;
+            /** Role */
+            role?: ("viewer" | "support" | "finance" | "admin") | null;
+        };
+        /** UserLine */
+        UserLine: {
+            /**
+             * Created At
+             * @description when the user was added
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            created_at: string | null;
+            /**
+             * Disabled
+             * @description may no longer sign in
+             */
+            disabled: boolean;
+            /**
+             * Id
+             * @description the user's id
+             */
+            id: number;
+            /**
+             * Locked Until
+             * @description set after repeated failed sign-ins
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            locked_until: string | null;
+            /**
+             * Name
+             * @description the name they sign in with (the change log's `user:NAME`)
+             */
+            name: string;
+            /**
+             * Role
+             * @description viewer, support, finance or admin
+             * @enum {string}
+             */
+            role: "viewer" | "support" | "finance" | "admin";
+        };
+        /**
+         * UserList
+         * @description The operator's back-office users, by name.
+         */
+        UserList: {
+            /**
+             * Users
+             * @description the users
+             */
+            users: components["schemas"]["UserLine"][];
+        };
+        /** UserRequest */
+        UserRequest: {
+            /** Name */
+            name: string;
+            /**
+             * Password
+             * @description at least 10 characters
+             */
+            password: string;
+            /**
+             * Role
+             * @enum {string}
+             */
+            role: "viewer" | "support" | "finance" | "admin";
         };
         /**
          * VerifiedRound
@@ -3203,6 +3633,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3220,6 +3651,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3335,6 +3775,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 plan_id: number;
@@ -3354,6 +3795,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3388,6 +3838,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3412,6 +3863,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
             422: {
                 headers: {
@@ -3428,6 +3888,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3445,6 +3906,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3478,6 +3948,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 kind: "rounds" | "transactions";
@@ -3505,6 +3976,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
             422: {
                 headers: {
@@ -3521,6 +4001,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3538,6 +4019,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3570,6 +4060,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 key: string;
@@ -3589,6 +4080,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3634,6 +4134,304 @@ export interface operations {
             };
         };
     };
+    list_keys_v1_operator_keys_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator's keys, revoked ones too, newest first (never their secrets). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    create_key_v1_operator_keys_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyRequest"];
+            };
+        };
+        responses: {
+            /** @description A key made: its secret is shown here only, never again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewKey"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    revoke_key_v1_operator_keys__key_id__revoke_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path: {
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyLine"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    rotate_key_v1_operator_keys__key_id__rotate_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path: {
+                key_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RotateRequest"];
+            };
+        };
+        responses: {
+            /** @description A key rotated: the old one works until its ``revoked_at``, the new one now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rotated"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    me_v1_operator_me_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the request's key or session is, and what it may do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
     owed_v1_operator_outbox_get: {
         parameters: {
             query?: {
@@ -3641,6 +4439,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3658,6 +4457,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3685,6 +4493,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3709,6 +4518,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
             422: {
                 headers: {
@@ -3725,6 +4543,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 player_id: string;
@@ -3744,6 +4563,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3776,6 +4604,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 player_id: string;
@@ -3795,6 +4624,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3836,6 +4674,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 player_id: string;
@@ -3855,6 +4694,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3887,6 +4735,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 player_id: string;
@@ -3926,7 +4775,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids */
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token`; `FEATURE_DISABLED`: what the jurisdiction or the mode forbids */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3976,6 +4825,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3993,6 +4843,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4021,6 +4880,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -4038,6 +4898,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4066,6 +4935,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -4083,6 +4953,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4114,6 +4993,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -4131,6 +5011,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4169,6 +5058,7 @@ export interface operations {
             };
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -4193,6 +5083,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
             422: {
                 headers: {
@@ -4209,6 +5108,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 round_id: number;
@@ -4228,6 +5128,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4260,6 +5169,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 round_id: number;
@@ -4283,6 +5193,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4324,6 +5243,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path: {
                 round_id: number;
@@ -4347,6 +5267,15 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4397,6 +5326,7 @@ export interface operations {
             query?: never;
             header?: {
                 "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -4418,6 +5348,297 @@ export interface operations {
             };
             /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    sign_in_v1_operator_sign_in_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignIn"];
+            };
+        };
+        responses: {
+            /**
+             * @description The session opened: its token is in an HTTP-only cookie; send ``csrf_token`` back in
+             *         ``X-CSRF-Token`` with every write.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description `SIGN_IN_REFUSED`: a wrong name or password, or a locked or disabled account */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    sign_out_v1_operator_sign_out_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Who the request's key or session is, and what it may do. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    list_users_v1_operator_users_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator's back-office users, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    add_user_v1_operator_users_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserLine"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    change_user_v1_operator_users__user_id__post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path: {
+                user_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserLine"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,14 +2,15 @@
 // service not yet acknowledged, rounds waiting at a seamless wallet, and jackpot claims the
 // jackpot service still holds for the operator's rounds (each settled at the operator's word).
 
-import { call } from "./api";
+import { call, can } from "./api";
 import { esc, table, when } from "./dom";
 import type { Claims, Owed } from "./types";
 
 export async function showOwed(view: HTMLElement): Promise<void> {
   const owed = await call<Owed>("GET", "/v1/operator/outbox");
-  const claims = await call<Claims>("GET", "/v1/operator/jackpot-claims")
-    .then((answer) => answer.claims, (error: Error) => error.message);
+  const claims = can("claims")
+    ? await call<Claims>("GET", "/v1/operator/jackpot-claims").then((answer) => answer.claims, (error: Error) => error.message)
+    : "Jackpot claims are shown to the finance and admin roles.";
   const backlog = Object.entries(owed.backlog);
   view.innerHTML = `
     <h1>Outbox and the wallet's pending calls</h1>
@@ -29,7 +30,7 @@ export async function showOwed(view: HTMLElement): Promise<void> {
       ["Claim", "Round", "Player", "Game", "EUR", "Held since", "Round committed it", ""], claims.map((c) => [
         esc(c.key), `<a href="#/rounds/${c.round}">${c.round}</a>`, esc(c.player), esc(c.game), esc(c.amount),
         when(c.held_since), c.committed ? "yes: settling confirms it" : "no: settling releases it after the lease",
-        `<button type="button" data-claim="${esc(c.key)}">Settle now</button>`,
+        can("settle") ? `<button type="button" data-claim="${esc(c.key)}">Settle now</button>` : "",
       ]), "held claims")}
     <p role="alert" id="settle-refused" hidden></p>`;
   view.querySelectorAll<HTMLButtonElement>("button[data-claim]").forEach((button) => {

@@ -1,7 +1,7 @@
 // Players: look one up by any part of its id; a player's balance, sessions, open rounds,
 // autoplay plans (each can be stopped) and ledger.
 
-import { call, query } from "./api";
+import { call, can, query } from "./api";
 import { esc, fields, table, when } from "./dom";
 import type { PlanLine, PlayerList, PlayerOverview } from "./types";
 
@@ -63,7 +63,7 @@ export async function showPlayer(view: HTMLElement, playerId: string): Promise<v
 }
 
 function planRow(plan: PlanLine): string[] {
-  const stop = plan.stopped ? "" : `<button type="button" data-stop="${plan.id}">Stop</button>`;
+  const stop = plan.stopped || !can("support") ? "" : `<button type="button" data-stop="${plan.id}">Stop</button>`;
   return [String(plan.id), esc(plan.game ?? ""), String(plan.played), String(plan.rounds ?? ""), esc(plan.net),
     esc(plan.stopped ?? "running"), stop];
 }

@@ -6,7 +6,7 @@ import { symbolSvg } from "../art";
 import { describeEvent, describeWin } from "../rounds";
 import { screenFor } from "../screens";
 import type { Win } from "../types";
-import { call, query } from "./api";
+import { call, can, query } from "./api";
 import { downloadExport } from "./compliance";
 import { esc, fields, table, when } from "./dom";
 import type { Cell, RecordStep, RoundDetail, RoundList } from "./types";
@@ -60,13 +60,14 @@ export async function showRound(view: HTMLElement, id: number): Promise<void> {
   const detail = await call<RoundDetail>("GET", `/v1/operator/rounds/${id}`);
   const r = detail.summary;
   const kinds = await symbolKinds(r.game);
-  const voidable = r.status === "complete" || r.status === "awaiting";
+  const voidable = (r.status === "complete" || r.status === "awaiting") && can("void");
   view.innerHTML = `
     <h1>Round ${r.id}</h1>
     <dl class="facts">
       <dt>Player</dt><dd><a href="#/players/${encodeURIComponent(r.player_id)}">${esc(r.player_id)}</a></dd>
       <dt>Game</dt><dd>${esc(r.game)}</dd>
       <dt>Status</dt><dd id="round-status">${esc(r.status)}${r.void_reason ? ` (${esc(r.void_reason)})` : ""}</dd>
+      ${detail.voided_by ? `<dt>Voided by</dt><dd id="voided-by">${esc(detail.voided_by)}</dd>` : ""}
       <dt>Stake</dt><dd>${esc(r.stake)} ${esc(r.currency)}</dd>
       <dt>Win</dt><dd>${esc(r.win)} ${esc(r.currency)}${r.jackpot_win !== "0.00" ? ` (jackpot ${esc(r.jackpot_win)})` : ""}</dd>
       <dt>Started</dt><dd>${when(r.started_at)}</dd><dt>Finished</dt><dd>${when(r.finished_at)}</dd>

@@ -32,3 +32,9 @@ export type RecordStep = Narrows<Schemas["Step"], Omit<Known<Schemas["Step"]>, "
 export type RoundDetail = Narrows<Schemas["RoundDetail"], Omit<Schemas["RoundDetail"], "round"> & {
   round: Omit<Known<Schemas["Round"]>, "steps"> & { steps: RecordStep[] };
 }>;
+
+export type Me = Schemas["Me"];
+export type KeyList = Schemas["KeyList"];
+export type NewKey = Schemas["NewKey"];
+export type Rotated = Schemas["Rotated"];
+export type UserList = Schemas["UserList"];

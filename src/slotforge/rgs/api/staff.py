@@ -52,12 +52,12 @@ class SignedIn(Me):
 
 
 class KeyLine(Answer):
-    id: int
-    name: str
-    scopes: list[Scope]
+    id: int = Field(description="the key's id (revoke and rotate name it)")
+    name: str = Field(description="the key's name (the change log's `key:NAME`)")
+    scopes: list[Scope] = Field(description="rounds (the rounds API), read and write (the back office's)")
     state: Literal["active", "expiring", "revoked"] = Field(description="expiring: the old key of a rotation, "
                                                                         "working until revoked_at")
-    created_at: Time
+    created_at: Time = Field(description="when the key was made")
     last_used_at: Time = Field(description="when it last opened a request (to the minute)")
     revoked_at: Time = Field(description="when it stopped, or stops, opening requests")
 
@@ -65,37 +65,37 @@ class KeyLine(Answer):
 class KeyList(Answer):
     """The operator's keys, revoked ones too, newest first (never their secrets)."""
 
-    keys: list[KeyLine]
+    keys: list[KeyLine] = Field(description="the keys")
 
 
 class NewKey(Answer):
     """A key made: its secret is shown here only, never again."""
 
-    key: KeyLine
+    key: KeyLine = Field(description="the key as listed")
     secret: str = Field(description="the key itself, for X-Api-Key")
 
 
 class Rotated(Answer):
     """A key rotated: the old one works until its ``revoked_at``, the new one now."""
 
-    old: KeyLine
-    new: KeyLine
+    old: KeyLine = Field(description="the old key, expiring at its revoked_at")
+    new: KeyLine = Field(description="the new key, of the same name and scopes")
     secret: str = Field(description="the new key itself, shown here only")
 
 
 class UserLine(Answer):
-    id: int
-    name: str
-    role: Role
-    created_at: Time
+    id: int = Field(description="the user's id")
+    name: str = Field(description="the name they sign in with (the change log's `user:NAME`)")
+    role: Role = Field(description="viewer, support, finance or admin")
+    created_at: Time = Field(description="when the user was added")
     locked_until: Time = Field(description="set after repeated failed sign-ins")
-    disabled: bool
+    disabled: bool = Field(description="may no longer sign in")
 
 
 class UserList(Answer):
     """The operator's back-office users, by name."""
 
-    users: list[UserLine]
+    users: list[UserLine] = Field(description="the users")
 
 
 # -- requests -----------------------------------------------------------------------------------
