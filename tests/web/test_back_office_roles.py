@@ -1,7 +1,7 @@
 """The back office in Debian's Chromium as each role sees it: a viewer, support, finance and an
 admin user sign in with their own names and passwords against a real ``slotforge serve``
 process, and each sees only the views and buttons their role allows; finance voids a round and
-the round page shows who did it; an admin makes a key on the keys page."""
+the round page shows who did it; an admin makes a key on the keys page. The dashboard, every role's first view, shows the alerts."""
 
 from __future__ import annotations
 
@@ -99,6 +99,7 @@ def test_each_role_sees_only_what_it_may(signed_in, office, role):
     assert f"{role} ({role})" in page.locator("#who").inner_text()
     links = page.locator("header nav a").all_inner_texts()
     assert links == SEEN[role]
+    assert page.locator("#alerts").inner_text() == "No alert is firing."  # the dashboard's alerts, every role's
     assert page.evaluate("document.cookie").startswith("slotforge_csrf=")  # the session's own is HTTP-only
     if role == "viewer":  # a view not its own, asked by address, is not shown
         page.goto(f"{office['url']}/operator#/rounds/{office['rounds'][0]}")

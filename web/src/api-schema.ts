@@ -189,6 +189,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Current Alerts
+         * @description The alerts the shipped Prometheus rules raise, evaluated for this operator's rounds: a
+         *     game's live RTP over the last day outside its band, the wallet or the jackpot service failing
+         *     deliveries, messages owed too long.
+         */
+        get: operations["current_alerts_v1_operator_alerts_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/operator/autoplays/{plan_id}/stop": {
         parameters: {
             query?: never;
@@ -877,6 +899,35 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** AlertLine */
+        AlertLine: {
+            /**
+             * Alert
+             * @description the alert's name, as in the shipped Prometheus rules: SlotforgeRtpOutOfBand, SlotforgeWalletFailing, SlotforgeOutboxBackingUp, SlotforgeJackpotUnreachable
+             */
+            alert: string;
+            /**
+             * Subject
+             * @description what it is about: `game:CODE` or `target:NAME`
+             */
+            subject: string;
+            /**
+             * Summary
+             * @description what is wrong, in words
+             */
+            summary: string;
+        };
+        /**
+         * Alerts
+         * @description The alerts firing now for the operator's rounds (the dashboard shows them).
+         */
+        Alerts: {
+            /**
+             * Alerts
+             * @description the alerts firing, none when all is well
+             */
+            alerts: components["schemas"]["AlertLine"][];
+        };
         /**
          * AutoplayPlan
          * @description An autoplay plan: its conditions as asked, and how far it got.
@@ -3752,6 +3803,56 @@ export interface operations {
             };
             /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    current_alerts_v1_operator_alerts_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts firing now for the operator's rounds (the dashboard shows them). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Alerts"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

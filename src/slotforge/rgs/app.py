@@ -31,6 +31,7 @@ from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import metrics
 from slotforge.rgs.api import backoffice, compliance, staff, web
+from slotforge.rgs.backoffice import reports
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, coded_answer, error_answer, too_large, validation_error
@@ -88,7 +89,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app.include_router(compliance.router)
     app.include_router(compliance.pages)
     app.include_router(staff.router)
-    app.state.metrics = metrics.registry_for(engine, server.now)
+    app.state.metrics = metrics.registry_for(engine, server.now, lambda: reports.theory(server.games))
     web.install(app)
     install_error_answers(app)
     app.add_middleware(BodyLimit)

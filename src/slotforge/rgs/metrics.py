@@ -6,8 +6,10 @@ Two kinds of figures:
   server process (and worker) answers the same: rounds started per game and mode, and their
   stakes (counters: each round counted once, when a scrape first sees it committed, so a scrape
   reads only the rounds since the last one; see :class:`RoundsSeen`), rounds open per game, the
-  outbox's backlog and the age of its oldest message per target, seamless wins not yet
-  acknowledged, and each jackpot pool; each through an index, never a walk through every round;
+  outbox's backlog, its failing messages and the age of its oldest message per target, seamless
+  wins not yet acknowledged, each jackpot pool, and each game's live RTP over the last day with
+  its band's edges and an out-of-band flag (the alerting rules' figures: ``alerts.rules.yml``);
+  each through an index, never a walk through every round;
 - counted in this process: error answers by code (every error answer goes through
   :func:`count_error`) and request latency per route (the FastAPI routes through
   :class:`RequestTimer`; the round route, which bypasses it, through :func:`timer_of`).
@@ -18,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -27,6 +29,8 @@ from prometheus_client.registry import Collector
 from sqlalchemy import Connection, Engine, func, or_, select
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from slotforge.rgs.backoffice import reports
+from slotforge.rgs.backoffice.alerts import RTP_WINDOW_MS
 from slotforge.rgs.schema import CREDIT_PENDING, jackpot_pools, outbox, rounds
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -130,12 +134,16 @@ class RoundsSeen:
 KEY_COLUMNS = (rounds.c.game, rounds.c.fun, rounds.c.currency)
 
 
+Theory = Callable[[], Mapping[str, tuple[Decimal, Decimal | None]]]
+
+
 class DatabaseCollector(Collector):
     """The figures read from the database at each scrape."""
 
-    def __init__(self, engine: Engine, now_ms: Callable[[], int]) -> None:
+    def __init__(self, engine: Engine, now_ms: Callable[[], int], theory: Theory | None = None) -> None:
         self.engine = engine
         self.now_ms = now_ms
+        self.theory = theory  # each game's RTP and standard deviation of a round (none: no live RTP)
         self.seen = RoundsSeen()
 
     def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
@@ -150,6 +158,26 @@ class DatabaseCollector(Collector):
         yield started
         yield staked
         yield from self.from_tables()
+        yield from self.live_rtp()
+
+    def live_rtp(self) -> Iterator[GaugeMetricFamily]:
+        """Each game's RTP over the rounds finished in the last day, every operator's, with its band."""
+        since = self.now_ms() - RTP_WINDOW_MS
+        with self.engine.connect() as conn:
+            lines = reports.live_rtp(conn, None, since, None, dict(self.theory())) if self.theory else []
+        families = {name: GaugeMetricFamily(f"slotforge_live_rtp{suffix}", text, labels=["game"]) for name, suffix, text in (
+            ("rtp", "", "actual RTP of the real-money rounds finished in the last day (wins / stakes)"),
+            ("band_low", "_band_low", "the low edge of the 99% band the live RTP should fall in"),
+            ("band_high", "_band_high", "the high edge of that band"),
+            ("outside_band", "_out_of_band", "1 when the live RTP is outside its band, else 0"),
+            ("rounds", "_rounds", "the rounds the live RTP is of"))}
+        for line in lines:
+            values = {"rtp": line["rtp"], "band_low": line["band_low"], "band_high": line["band_high"],
+                      "outside_band": int(line["outside_band"]), "rounds": line["rounds"]}
+            for name, value in values.items():
+                if value is not None and value != "None":
+                    families[name].add_metric([line["game"]], float(value))
+        yield from families.values()
 
     def from_tables(self) -> Iterator[GaugeMetricFamily]:
         now = self.now_ms()
@@ -157,7 +185,8 @@ class DatabaseCollector(Collector):
             open_rounds = conn.execute(select(rounds.c.game, rounds.c.status, func.count())
                                        .where(rounds.c.status.in_(("awaiting", "pending")))
                                        .group_by(rounds.c.game, rounds.c.status)).all()
-            backlog = conn.execute(select(outbox.c.target, func.count(), func.min(outbox.c.created_at))
+            backlog = conn.execute(select(outbox.c.target, func.count(), func.min(outbox.c.created_at),
+                                          func.count(outbox.c.last_error))
                                    .where(outbox.c.delivered_at.is_(None)).group_by(outbox.c.target)).all()
             # (the partial index of credits on their way: no walk through every round)
             wallet = conn.execute(select(func.count()).select_from(rounds).where(CREDIT_PENDING)).scalar_one()
@@ -171,11 +200,18 @@ class DatabaseCollector(Collector):
                                    labels=["target"])
         oldest = GaugeMetricFamily("slotforge_outbox_oldest_seconds", "age of the oldest message not yet "
                                    "acknowledged, by target", labels=["target"])
-        for target, count, first in backlog:
+        failing = GaugeMetricFamily("slotforge_outbox_failing", "messages not yet acknowledged whose last delivery "
+                                    "failed (the target refused or did not answer), by target", labels=["target"])
+        for target in ("wallet", "jackpot"):  # present at zero, so an alert's expression always has a series
+            if target not in {row[0] for row in backlog}:
+                failing.add_metric([target], 0)
+        for target, count, first, failed in backlog:
             queued.add_metric([target], int(count))
             oldest.add_metric([target], max(0, now - int(first)) / 1000)
+            failing.add_metric([target], int(failed))
         yield queued
         yield oldest
+        yield failing
         yield GaugeMetricFamily("slotforge_wallet_credits_pending", "seamless rounds whose win the wallet has not "
                                 "acknowledged yet", value=int(wallet))
         value = GaugeMetricFamily("slotforge_jackpot_pool", "a jackpot pool's current value (EUR)", labels=["pool"])
@@ -187,10 +223,10 @@ class DatabaseCollector(Collector):
         yield wins
 
 
-def registry_for(engine: Engine, now_ms: Callable[[], int]) -> CollectorRegistry:
+def registry_for(engine: Engine, now_ms: Callable[[], int], theory: Theory | None = None) -> CollectorRegistry:
     """A registry of the server's database figures (one per server) beside this process's own."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(DatabaseCollector(engine, now_ms))
+    registry.register(DatabaseCollector(engine, now_ms, theory))
     return registry
 
 

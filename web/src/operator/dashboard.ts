@@ -4,15 +4,19 @@
 import uPlot from "uplot";
 import { call, query } from "./api";
 import { day, esc, fields, percent, table } from "./dom";
-import type { DailyReport, DayLine } from "./types";
+import type { Alerts, DailyReport, DayLine } from "./types";
 
 const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
 
 export async function showDashboard(view: HTMLElement, asked: Record<string, string> = {}): Promise<void> {
   const tz = asked.tz || browserZone;
-  const report = await call<DailyReport>("GET", `/v1/operator/reports/daily${query({ from: asked.from, to: asked.to, tz })}`);
+  const [report, firing] = await Promise.all([
+    call<DailyReport>("GET", `/v1/operator/reports/daily${query({ from: asked.from, to: asked.to, tz })}`),
+    call<Alerts>("GET", "/v1/operator/alerts"),
+  ]);
   view.innerHTML = `
     <h1>Dashboard</h1>
+    ${alertList(firing)}
     <form id="range" class="filters">
       <label>From <input name="from" type="date" value="${esc(report.first)}"></label>
       <label>To <input name="to" type="date" value="${esc(report.last)}"></label>
@@ -36,6 +40,14 @@ export async function showDashboard(view: HTMLElement, asked: Record<string, str
     showDashboard(view, fields(form)).catch((error) => (view.innerHTML = `<p class="error">${esc(error.message)}</p>`));
   });
   drawCharts(view.querySelector("#charts") as HTMLElement, report.days, everyDay(report.first, report.last));
+}
+
+/** The alerts firing now (the same the shipped Prometheus rules raise), or a line saying none is. */
+function alertList(firing: Alerts): string {
+  if (!firing.alerts.length) return `<p class="no-alerts" id="alerts">No alert is firing.</p>`;
+  return `<section class="alerts" id="alerts" role="alert" aria-label="alerts"><h2>Alerts</h2><ul>${firing.alerts
+    .map((a) => `<li data-alert="${esc(a.alert)}"><strong>${esc(a.alert)}</strong> ${esc(a.subject)}: ${esc(a.summary)}</li>`)
+    .join("")}</ul></section>`;
 }
 
 /** Exact sums of decimal texts with two places (in cents, as BigInt: no float touches money). */

@@ -38,3 +38,4 @@ export type KeyList = Schemas["KeyList"];
 export type NewKey = Schemas["NewKey"];
 export type Rotated = Schemas["Rotated"];
 export type UserList = Schemas["UserList"];
+export type Alerts = Schemas["Alerts"];

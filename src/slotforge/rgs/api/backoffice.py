@@ -25,11 +25,10 @@ from slotforge.rgs.api.callers import CanLookUp, CanReadClaims, CanReadReports, 
 from slotforge.rgs.api.operator import Since, Until
 from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist
-from slotforge.rgs.backoffice import claims, lookups, reports
+from slotforge.rgs.backoffice import alerts, claims, lookups, reports
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import NotFound, invalid
 from slotforge.rgs.rounds.service import round_view, server_of
-from slotforge.rgs.volatility import volatility
 
 router = APIRouter(prefix="/v1/operator", tags=["back office"])
 pages = APIRouter()
@@ -274,11 +273,7 @@ def daily_report(caller: CanReadReports, request: Request,
 
 def theory(request: Request) -> dict[str, tuple[Decimal, Decimal | None]]:
     """Each offered game's published RTP and standard deviation of one round (its PAR sheet's)."""
-    found = {}
-    for code, game in server_of(request).games.items():
-        figures = volatility(code)
-        found[code] = (game.spec.rtp, Decimal(figures["std"]) if figures else None)
-    return found
+    return reports.theory(server_of(request).games)
 
 
 def iso_of(moment: datetime | None) -> str | None:
@@ -296,6 +291,29 @@ def rtp_report(caller: CanReadReports, request: Request, since: Since = None, un
     with server.engine.connect() as conn:
         games = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request))
     return {"since": iso_of(since), "until": iso_of(until), "games": games}
+
+
+class AlertLine(Answer):
+    alert: str = Field(description="the alert's name, as in the shipped Prometheus rules: SlotforgeRtpOutOfBand, "
+                                   "SlotforgeWalletFailing, SlotforgeOutboxBackingUp, SlotforgeJackpotUnreachable")
+    subject: str = Field(description="what it is about: `game:CODE` or `target:NAME`")
+    summary: str = Field(description="what is wrong, in words")
+
+
+class Alerts(Answer):
+    """The alerts firing now for the operator's rounds (the dashboard shows them)."""
+
+    alerts: list[AlertLine] = Field(description="the alerts firing, none when all is well")
+
+
+@router.get("/alerts", response_model=None, responses=answers.declare(Alerts, *answers.OPERATOR))
+def current_alerts(caller: CanReadReports, request: Request) -> dict[str, Any]:
+    """The alerts the shipped Prometheus rules raise, evaluated for this operator's rounds: a
+    game's live RTP over the last day outside its band, the wallet or the jackpot service failing
+    deliveries, messages owed too long."""
+    server = server_of(request)
+    with server.engine.connect() as conn:
+        return {"alerts": alerts.current(conn, caller.operator_id, server.now(), theory(request))}
 
 
 # -- players and rounds -------------------------------------------------------------------------

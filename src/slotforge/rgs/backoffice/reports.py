@@ -8,6 +8,7 @@ contributions, kept to fractions of a cent, are summed as exact decimals.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -19,6 +20,7 @@ from sqlalchemy import Connection, Float, Select, case, cast, func, select
 from slotforge.rgs.backoffice import band
 from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.schema import is_complete, jackpot_entries, players, rounds
+from slotforge.rgs.volatility import volatility
 
 MAX_DAYS = 366
 DAY_MS = 86_400_000
@@ -28,12 +30,14 @@ FIRST_DAY, LAST_DAY = date(1970, 2, 1), date(9999, 12, 30)
 RATIO = Decimal("0.000001")
 
 
-def real_rounds(operator_id: int) -> Select:
-    """The operator's finished real-money rounds (void ones are not played); read by their finish
-    time through ``ix_rounds_finished`` (status and finish time; the status a literal, which the
-    planner matches to the index)."""
-    return (select().select_from(rounds).join(players, players.c.id == rounds.c.player_id)
-            .where(players.c.operator_id == operator_id, is_complete(rounds), rounds.c.fun.is_(False)))
+def real_rounds(operator_id: int | None) -> Select:
+    """The operator's finished real-money rounds (void ones are not played), or every operator's
+    (``None``: the server's metrics); read by their finish time through ``ix_rounds_finished``
+    (status and finish time; the status a literal, which the planner matches to the index)."""
+    query = select().select_from(rounds).where(is_complete(rounds), rounds.c.fun.is_(False))
+    if operator_id is None:
+        return query
+    return query.join(players, players.c.id == rounds.c.player_id).where(players.c.operator_id == operator_id)
 
 
 def ratio(part: int, whole: int) -> str | None:
@@ -131,7 +135,7 @@ def contributed(conn: Connection, operator_id: int, starts: list[int], zone: Zon
 
 
 # -- live RTP against theory --------------------------------------------------------------------
-def live_rtp(conn: Connection, operator_id: int, since: int | None, until: int | None,
+def live_rtp(conn: Connection, operator_id: int | None, since: int | None, until: int | None,
              theory: dict[str, tuple[Decimal, Decimal | None]]) -> list[dict[str, Any]]:
     """Per game: the actual RTP of the operator's real-money rounds finished in ``[since, until)``
     beside ``theory[game]`` (the RTP and the standard deviation of one round in total bets, None
@@ -143,7 +147,16 @@ def live_rtp(conn: Connection, operator_id: int, since: int | None, until: int |
     return report
 
 
-def rtp_query(operator_id: int, since: int | None, until: int | None) -> Select:
+def theory(games: Mapping[str, Any]) -> dict[str, tuple[Decimal, Decimal | None]]:
+    """Each offered game's published RTP and standard deviation of one round (its PAR sheet's)."""
+    found = {}
+    for code, game in games.items():
+        figures = volatility(code)
+        found[code] = (game.spec.rtp, Decimal(figures["std"]) if figures else None)
+    return found
+
+
+def rtp_query(operator_id: int | None, since: int | None, until: int | None) -> Select:
     """The figures of :func:`live_rtp` per game, of the rounds finished in ``[since, until)``."""
     query = real_rounds(operator_id).add_columns(
         rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win),
