@@ -195,7 +195,8 @@ def users_set(
     database_url: str | None = DatabaseOpt,
     config: Path | None = ConfigOpt,
 ) -> None:
-    """Change a user's role or password, or disable them (their sessions end at once); a lock ends with a new password."""
+    """Change a user's role or password, or disable them (their sessions end at once); a new
+    password also ends a lock."""
     from slotforge.rgs.backoffice import keys, users
 
     new_password = read_password(password_stdin) if password or password_stdin else None

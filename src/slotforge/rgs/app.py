@@ -31,11 +31,11 @@ from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import metrics
 from slotforge.rgs.api import backoffice, compliance, staff, web
-from slotforge.rgs.backoffice import reports
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, coded_answer, error_answer, too_large, validation_error
 from slotforge.rgs.api.round_route import GameServerApp, RoundRoute
+from slotforge.rgs.backoffice import reports
 from slotforge.rgs.compliance.startup import record_start
 from slotforge.rgs.errors import DomainError, NotFound
 from slotforge.rgs.fun import FunSessions

@@ -135,6 +135,14 @@ KEY_COLUMNS = (rounds.c.game, rounds.c.fun, rounds.c.currency)
 
 
 Theory = Callable[[], Mapping[str, tuple[Decimal, Decimal | None]]]
+# The live RTP's figures: (the report line's field, the metric's suffix, its help).
+LIVE_RTP_FAMILIES = (
+    ("rtp", "", "actual RTP of the real-money rounds finished in the last day (wins / stakes)"),
+    ("band_low", "_band_low", "the low edge of the 99% band the live RTP should fall in"),
+    ("band_high", "_band_high", "the high edge of that band"),
+    ("outside_band", "_out_of_band", "1 when the live RTP is outside its band, else 0"),
+    ("rounds", "_rounds", "the rounds the live RTP is of"),
+)
 
 
 class DatabaseCollector(Collector):
@@ -165,17 +173,12 @@ class DatabaseCollector(Collector):
         since = self.now_ms() - RTP_WINDOW_MS
         with self.engine.connect() as conn:
             lines = reports.live_rtp(conn, None, since, None, dict(self.theory())) if self.theory else []
-        families = {name: GaugeMetricFamily(f"slotforge_live_rtp{suffix}", text, labels=["game"]) for name, suffix, text in (
-            ("rtp", "", "actual RTP of the real-money rounds finished in the last day (wins / stakes)"),
-            ("band_low", "_band_low", "the low edge of the 99% band the live RTP should fall in"),
-            ("band_high", "_band_high", "the high edge of that band"),
-            ("outside_band", "_out_of_band", "1 when the live RTP is outside its band, else 0"),
-            ("rounds", "_rounds", "the rounds the live RTP is of"))}
+        families = {name: GaugeMetricFamily(f"slotforge_live_rtp{suffix}", text, labels=["game"])
+                    for name, suffix, text in LIVE_RTP_FAMILIES}
         for line in lines:
-            values = {"rtp": line["rtp"], "band_low": line["band_low"], "band_high": line["band_high"],
-                      "outside_band": int(line["outside_band"]), "rounds": line["rounds"]}
-            for name, value in values.items():
-                if value is not None and value != "None":
+            for name, _suffix, _help in LIVE_RTP_FAMILIES:
+                value = line[name]
+                if value not in (None, "None"):  # no band without a PAR sheet's spread, no RTP without stakes
                     families[name].add_metric([line["game"]], float(value))
         yield from families.values()
 

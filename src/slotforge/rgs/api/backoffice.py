@@ -20,8 +20,8 @@ from slotforge.amounts import parse_minor
 from slotforge.rgs import metrics
 from slotforge.rgs.api import answers
 from slotforge.rgs.api.answers import Money, SignedMoney
-from slotforge.rgs.api.models import Code, Id, millis
 from slotforge.rgs.api.callers import CanLookUp, CanReadClaims, CanReadReports, CanSettle, CanSupport
+from slotforge.rgs.api.models import Code, Id, millis
 from slotforge.rgs.api.operator import Since, Until
 from slotforge.rgs.api.player import verify
 from slotforge.rgs.api.web import client_dist

@@ -19,13 +19,6 @@ from slotforge.rgs.api.callers import (
     CanReadPlayers,
     CanVoid,
 )
-from slotforge.rgs.api.callers import (
-    CanAdjust,
-    CanPlay,
-    CanReadGameReport,
-    CanReadPlayers,
-    CanVoid,
-)
 from slotforge.rgs.api.models import Code, Id, Moment, SessionRequest, TransactionRequest, VoidRequest, millis
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import FeatureDisabled, KeyReused, RequestInProgress, invalid, not_found
@@ -169,7 +162,8 @@ def refuse_at_the_wallet(row: dict[str, Any]) -> None:
 
 
 @router.get("/reports/games", response_model=None, responses=answers.GAME_REPORT)
-def game_report(caller: CanReadGameReport, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
+def game_report(caller: CanReadGameReport, request: Request, since: Since = None,
+                until: Until = None) -> dict[str, Any]:
     """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
     operator_id = caller.operator_id
     server = server_of(request)

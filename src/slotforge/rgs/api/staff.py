@@ -16,7 +16,7 @@ from pydantic import Field
 
 from slotforge.rgs.api import answers
 from slotforge.rgs.api.answers import Answer
-from slotforge.rgs.api.callers import CSRF_COOKIE, SESSION_COOKIE, Anyone, CanAdmin, CanReadAdmin, Caller
+from slotforge.rgs.api.callers import CSRF_COOKIE, SESSION_COOKIE, Anyone, Caller, CanAdmin, CanReadAdmin
 from slotforge.rgs.api.models import Body, Id
 from slotforge.rgs.backoffice import keys, users
 from slotforge.rgs.backoffice.roles import SCOPES
