@@ -3135,7 +3135,10 @@ export interface components {
         };
         /** UserRequest */
         UserRequest: {
-            /** Name */
+            /**
+             * Name
+             * @description the name they sign in with, unique on the server
+             */
             name: string;
             /**
              * Password

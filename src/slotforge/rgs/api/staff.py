@@ -11,13 +11,13 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Request, Response
 from pydantic import Field
 
 from slotforge.rgs.api import answers
 from slotforge.rgs.api.answers import Answer
 from slotforge.rgs.api.callers import CSRF_COOKIE, SESSION_COOKIE, Anyone, Caller, CanAdmin, CanReadAdmin
-from slotforge.rgs.api.models import Body, Id
+from slotforge.rgs.api.models import Body, Id, Text
 from slotforge.rgs.backoffice import keys, users
 from slotforge.rgs.backoffice.roles import SCOPES
 from slotforge.rgs.compliance import changes
@@ -100,12 +100,12 @@ class UserList(Answer):
 
 # -- requests -----------------------------------------------------------------------------------
 class SignIn(Body):
-    name: str = Field(max_length=100)
-    password: str = Field(max_length=1000)
+    name: Text = Field(max_length=100)
+    password: Text = Field(max_length=1000)
 
 
 class KeyRequest(Body):
-    name: str = Field(max_length=60, description="letters, digits, '.', '_', '-'; unique among live keys")
+    name: Text = Field(max_length=60, description="letters, digits, '.', '_', '-'; unique among live keys")
     scopes: list[Scope] = Field(min_length=1, description=f"any of {', '.join(SCOPES)}")
 
 
@@ -115,15 +115,15 @@ class RotateRequest(Body):
 
 
 class UserRequest(Body):
-    name: str = Field(max_length=100)
-    password: str = Field(max_length=1000, description=f"at least {users.SHORTEST_PASSWORD} characters")
+    name: Text = Field(max_length=100, description="the name they sign in with, unique on the server")
+    password: Text = Field(max_length=1000, description=f"at least {users.SHORTEST_PASSWORD} characters")
     role: Role
 
 
 class UserChange(Body):
     role: Role | None = None
     disabled: bool | None = Field(None, description="true: may no longer sign in (their sessions end now)")
-    password: str | None = Field(None, max_length=1000, description="a new password (their sessions end now)")
+    password: Text | None = Field(None, max_length=1000, description="a new password (their sessions end now)")
 
 
 # -- who is asking ------------------------------------------------------------------------------
@@ -274,7 +274,7 @@ def add_user(body: UserRequest, caller: CanAdmin, request: Request) -> dict[str,
 
 @router.post("/users/{user_id}", response_model=None,
              responses=answers.declare(UserLine, *answers.OPERATOR, answers.NOT_FOUND, answers.TOO_LARGE))
-def change_user(user_id: Annotated[int, Path(ge=1)], body: UserChange, caller: CanAdmin,
+def change_user(user_id: Id, body: UserChange, caller: CanAdmin,
                 request: Request) -> dict[str, Any]:
     """Change a user's role, password, or whether they may sign in."""
     server = server_of(request)
