@@ -148,6 +148,8 @@ def sign_in(body: SignIn, request: Request, response: Response) -> dict[str, Any
     if refusal is not None:
         log.warning("back-office sign-in refused for %r: %s", body.name, refusal)  # never the password
         raise SignInFailed(f"sign-in refused: {refusal}", field="password")
+    log.info("back-office sign-in: %s of %s", opened.user["name"], opened.operator)
+    # Secure behind HTTPS (a proxy's X-Forwarded-Proto counts: uvicorn trusts a local proxy's).
     secure = request.url.scheme == "https"
     response.set_cookie(SESSION_COOKIE, opened.token, httponly=True, samesite="strict", secure=secure, path="/")
     response.set_cookie(CSRF_COOKIE, opened.csrf, httponly=False, samesite="strict", secure=secure, path="/")

@@ -9,7 +9,8 @@ Roles are ranked, each allowed what the ones before it are:
 - ``viewer``: reports (the dashboard, live RTP, alerts);
 - ``support``: players, rounds, their history and the change log, dispute links, stopping autoplay;
 - ``finance``: voids, deposits and withdrawals (adjustments), jackpot claims;
-- ``admin``: users, keys and settings.
+- ``admin``: users, keys, and erasing a player's personal data (the server's settings are its
+  configuration file, not the back office's).
 
 Key scopes: ``rounds`` (the rounds API an operator's platform calls: sessions, transactions,
 players' balances and rounds, voids), ``read`` (what the back office reads) and ``write`` (what it
