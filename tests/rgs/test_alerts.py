@@ -23,9 +23,9 @@ RULES = yaml.safe_load(resources.files("slotforge.rgs").joinpath("alerts.rules.y
 DURATION = re.compile(r"^\d+[smhd]$")
 RULE_KEYS = {"alert", "expr", "for", "labels", "annotations"}
 # A wrong RTP and a round's spread so small that any real run is outside its band.
-SKEWED = {"dynasty": (Decimal("0.5"), Decimal("0.0001"))}
+SKEWED = (Decimal("0.5"), Decimal("0.0001"))
 # A spread so wide that no run is outside its band (a real one would be, once in a hundred runs).
-LOOSE = {"dynasty": (Decimal("0.96"), Decimal("1000"))}
+LOOSE = (Decimal("0.96"), Decimal("1000"))
 
 
 def rules() -> list[dict]:
@@ -77,18 +77,22 @@ def test_a_game_outside_its_band_is_flagged_in_the_metrics_and_on_the_dashboard(
     for _ in range(3):
         player.finish(player.play())
     server = api.client.app.state.server
-    api.client.app.state.metrics = metrics.registry_for(server.engine, server.now, lambda: LOOSE)
-    monkeypatch.setattr(backoffice_api, "theory", lambda request: LOOSE)
+    played = server.games["dynasty"]
+    loose, skewed_theory = {played.model_id: LOOSE}, {played.model_id: SKEWED}  # the theory is a version's
+    api.client.app.state.metrics = metrics.registry_for(server.engine, server.now, lambda: loose)
+    monkeypatch.setattr(backoffice_api, "theory", lambda request: loose)
     honest = exposed(api)
     assert [s.value for s in honest["slotforge_live_rtp_out_of_band"] if s.labels["game"] == "dynasty"] == [0.0]
     assert api.operator("GET", "/v1/operator/alerts").json() == {"alerts": []}
-    api.client.app.state.metrics = metrics.registry_for(server.engine, server.now, lambda: SKEWED)
+    api.client.app.state.metrics = metrics.registry_for(server.engine, server.now, lambda: skewed_theory)
     skewed = exposed(api)
     assert [s.value for s in skewed["slotforge_live_rtp_out_of_band"] if s.labels["game"] == "dynasty"] == [1.0]
     assert [s.value for s in skewed["slotforge_live_rtp_band_low"]] == [pytest.approx(0.5, abs=0.01)]
-    monkeypatch.setattr(backoffice_api, "theory", lambda request: SKEWED)
+    assert {s.labels["version"] for s in skewed["slotforge_live_rtp_out_of_band"]} == {played.spec.version}
+    monkeypatch.setattr(backoffice_api, "theory", lambda request: skewed_theory)
     firing = api.operator("GET", "/v1/operator/alerts").json()["alerts"]
-    assert [(a["alert"], a["subject"]) for a in firing] == [("SlotforgeRtpOutOfBand", "game:dynasty")]
+    assert [(a["alert"], a["subject"]) for a in firing] == [
+        ("SlotforgeRtpOutOfBand", f"game:dynasty/{played.spec.version}")]
 
 
 def test_failing_and_late_messages_raise_their_alerts(api):

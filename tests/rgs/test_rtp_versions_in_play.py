@@ -89,6 +89,10 @@ def test_two_jurisdictions_play_two_versions_told_apart_at_99_percent(make_api, 
         replayed = player.get(f"/v1/rounds/{history[0]['id']}").json()
         assert replayed["verified"] is True, "a round replays with the version that played it"
 
+    live = api.operator("GET", "/v1/operator/reports/rtp").json()["games"]
+    assert {(line["version"], line["theoretical_rtp"]) for line in live if line["game"] == GAME} == {
+        (published.spec.version, str(published.spec.rtp)), (LOWER, "0.92")}, "each version beside its own theory"
+
 
 def test_the_session_lists_the_rtp_of_the_version_it_plays(make_api, games):
     api = make_api(rtp_versions={GAME: {"malta": LOWER, "*:GBP": "93.00"}}, currencies=["EUR", "GBP"])

@@ -2666,6 +2666,11 @@ export interface components {
             /** Game */
             game: string;
             /**
+             * Model
+             * @description the model that played them: game/version:fingerprint
+             */
+            model: string | null;
+            /**
              * Outside Band
              * @description the actual RTP is outside the band: look at the game
              */
@@ -2693,9 +2698,14 @@ export interface components {
             std_per_round: string | null;
             /**
              * Theoretical Rtp
-             * @description the game's published RTP
+             * @description the version's RTP (its label)
              */
             theoretical_rtp: string | null;
+            /**
+             * Version
+             * @description the RTP version its rounds played (their model's version)
+             */
+            version: string | null;
             /**
              * Wins
              * @description an amount in whole cents, as decimal text
@@ -2743,7 +2753,7 @@ export interface components {
         };
         /**
          * RtpReport
-         * @description Live RTP against theory, per game.
+         * @description Live RTP against theory, per game and RTP version.
          */
         RtpReport: {
             /**
@@ -5046,7 +5056,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Live RTP against theory, per game. */
+            /** @description Live RTP against theory, per game and RTP version. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -29,6 +29,14 @@ from slotforge.engine.roles import Capabilities
 ENGINE = Path(__file__).parent
 
 
+def version_of(model_id: str | None) -> str | None:
+    """The version part of a model id ``game/version:fingerprint`` (as :attr:`Game.model_id`
+    makes it and round records carry it); None for none."""
+    if not model_id or "/" not in model_id:
+        return None
+    return model_id.split("/", 1)[1].split(":", 1)[0]
+
+
 class ScriptError(ValueError):
     """A script or choice the game cannot use, naming the field and what was expected."""
 

@@ -173,13 +173,13 @@ class DatabaseCollector(Collector):
         since = self.now_ms() - RTP_WINDOW_MS
         with self.engine.connect() as conn:
             lines = reports.live_rtp(conn, None, since, None, dict(self.theory())) if self.theory else []
-        families = {name: GaugeMetricFamily(f"slotforge_live_rtp{suffix}", text, labels=["game"])
+        families = {name: GaugeMetricFamily(f"slotforge_live_rtp{suffix}", text, labels=["game", "version"])
                     for name, suffix, text in LIVE_RTP_FAMILIES}
         for line in lines:
             for name, _suffix, _help in LIVE_RTP_FAMILIES:
                 value = line[name]
                 if value not in (None, "None"):  # no band without a PAR sheet's spread, no RTP without stakes
-                    families[name].add_metric([line["game"]], float(value))
+                    families[name].add_metric([line["game"], line["version"] or ""], float(value))
         yield from families.values()
 
     def from_tables(self) -> Iterator[GaugeMetricFamily]:

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Boolean,
     Column,
     ColumnElement,
+    Computed,
     Connection,
     Engine,
     ForeignKey,
@@ -37,6 +38,9 @@ from slotforge.db import Id
 log = logging.getLogger("slotforge.rgs")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+# What the rounds' ``model`` column is computed from (the SQL differs by database: the migration
+# writes each its own; this declaration only keeps the column out of every insert and update).
+MODEL_OF_RECORD = "the record's model"
 # Any fixed number: the PostgreSQL advisory lock that lets one server at a time migrate.
 MIGRATION_LOCK = 0x51077F0A6E
 
@@ -124,6 +128,9 @@ rounds = Table(
     # The Idempotency-Key of the request whose seamless debit is in flight for a pending round:
     # a twin of that request reaching another server process finds it and sends no debit.
     Column("request_key", String(200), nullable=True),
+    # The model that played the round (``game/version:fingerprint``), computed by the database
+    # from the record (migration 0016 gives each database its expression): never written.
+    Column("model", Text, Computed(MODEL_OF_RECORD)),
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
     Index("ix_rounds_finished", "status", "finished_at"),  # the back office's reports: a range of finish times

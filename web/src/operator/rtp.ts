@@ -32,13 +32,13 @@ export async function showRtp(view: HTMLElement, period: Period = { from: "", to
     </form>
     <p class="${flagged.length ? "alarm" : "calm"}" role="status" id="rtp-summary">${
       flagged.length
-        ? `${flagged.length} game${flagged.length > 1 ? "s" : ""} outside the 99% band: ${flagged.map((g) => esc(g.game)).join(", ")}`
+        ? `${flagged.length} game${flagged.length > 1 ? "s" : ""} outside the 99% band: ${flagged.map((g) => esc(`${g.game} ${g.version ?? ""}`.trim())).join(", ")}`
         : "Every game within its 99% band."
     }</p>
     ${table(
-      ["Game", "Rounds", "Stakes", "Wins", "Actual RTP", "Theoretical RTP", "99% band", "Status"],
+      ["Game", "RTP version", "Rounds", "Stakes", "Wins", "Actual RTP", "Theoretical RTP", "99% band", "Status"],
       report.games.map((g) => [
-        esc(g.game), String(g.rounds), esc(g.stakes), esc(g.wins), percent(g.rtp), percent(g.theoretical_rtp),
+        esc(g.game), esc(g.version ?? "–"), String(g.rounds), esc(g.stakes), esc(g.wins), percent(g.rtp), percent(g.theoretical_rtp),
         g.band_low === null ? "–" : `${percent(g.band_low)} to ${percent(g.band_high)}`,
         g.outside_band
           ? `<span class="flag" data-game="${esc(g.game)}" data-outside="true">outside the band</span>`
@@ -47,7 +47,7 @@ export async function showRtp(view: HTMLElement, period: Period = { from: "", to
       "live RTP",
     )}
     <div id="rtp-charts"></div>
-    <p class="hint">The band is the published RTP ± 2.576 standard deviations of the actual RTP after these rounds,
+    <p class="hint">The band is the version's RTP ± 2.576 standard deviations of the actual RTP after these rounds,
     from the PAR sheet's standard deviation of one round (normal approximation: over few rounds a slot's return is
     skewed, most runs below the RTP). Fun rounds and void rounds are not counted. Days are the browser's.</p>`;
   const form = view.querySelector("#period") as HTMLFormElement;

@@ -70,11 +70,13 @@ class DailyReport(Answer):
 
 class RtpLine(Answer):
     game: str
+    version: str | None = Field(description="the RTP version its rounds played (their model's version)")
+    model: str | None = Field(description="the model that played them: game/version:fingerprint")
     rounds: int = Field(description="real-money rounds finished in the period")
     stakes: Money
     wins: Money
     rtp: Ratio | None = Field(description="actual: wins / stakes of every real-money round finished in the period")
-    theoretical_rtp: Ratio | None = Field(description="the game's published RTP")
+    theoretical_rtp: Ratio | None = Field(description="the version's RTP (its label)")
     std_per_round: str | None = Field(description="standard deviation of one round in total bets (the PAR sheet's)")
     effective_rounds: float = Field(description="(sum of stakes)^2 / sum of stakes^2: the rounds' count when "
                                                 "every stake is the same")
@@ -85,7 +87,7 @@ class RtpLine(Answer):
 
 
 class RtpReport(Answer):
-    """Live RTP against theory, per game."""
+    """Live RTP against theory, per game and RTP version."""
 
     since: Time = Field(description="the period's start as asked (none: every round)")
     until: Time = Field(description="the period's end as asked (none: up to now)")

@@ -17,8 +17,10 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection, Float, Select, case, cast, func, select
 
+from slotforge.engine.game import version_of
 from slotforge.rgs.backoffice import band
 from slotforge.rgs.money import to_signed_text, to_text
+from slotforge.rgs.offer import Offer
 from slotforge.rgs.schema import is_complete, jackpot_entries, players, rounds
 from slotforge.rgs.volatility import volatility
 
@@ -136,36 +138,39 @@ def contributed(conn: Connection, operator_id: int, starts: list[int], zone: Zon
 
 # -- live RTP against theory --------------------------------------------------------------------
 def live_rtp(conn: Connection, operator_id: int | None, since: int | None, until: int | None,
-             theory: dict[str, tuple[Decimal, Decimal | None]]) -> list[dict[str, Any]]:
-    """Per game: the actual RTP of the operator's real-money rounds finished in ``[since, until)``
-    beside ``theory[game]`` (the RTP and the standard deviation of one round in total bets, None
-    where no PAR sheet states it), with the band it should fall in and whether it is outside."""
+             theory: Mapping[str, tuple[Decimal, Decimal | None]]) -> list[dict[str, Any]]:
+    """Per game and RTP version: the actual RTP of the operator's real-money rounds finished in
+    ``[since, until)`` beside ``theory[model]`` (the version's RTP and the standard deviation of
+    one round in total bets, None where no PAR sheet states it), with the band it should fall
+    in and whether it is outside. A round's version is the model its record names."""
     report = []
-    for game, count, stakes, wins, squares in conn.execute(rtp_query(operator_id, since, until)):
-        rtp, std = theory.get(game, (None, None))
-        report.append(rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std))
+    for game, model, count, stakes, wins, squares in conn.execute(rtp_query(operator_id, since, until)):
+        rtp, std = theory.get(model, (None, None))
+        line = rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std)
+        report.append({"game": game, "version": version_of(model), "model": model, **line})
     return report
 
 
-def theory(games: Mapping[str, Any]) -> dict[str, tuple[Decimal, Decimal | None]]:
-    """Each offered game's published RTP and standard deviation of one round (its PAR sheet's)."""
+def theory(games: Offer) -> dict[str, tuple[Decimal, Decimal | None]]:
+    """Each version in play, by its model id: its label's RTP and the standard deviation of one
+    round (its game's PAR sheet's: a version moves the RTP a few points, its spread hardly)."""
     found = {}
-    for code, game in games.items():
-        figures = volatility(code)
-        found[code] = (game.spec.rtp, Decimal(figures["std"]) if figures else None)
+    for game in games.in_play():
+        figures = volatility(game.code)
+        found[game.model_id] = (game.spec.rtp, Decimal(figures["std"]) if figures else None)
     return found
 
 
 def rtp_query(operator_id: int | None, since: int | None, until: int | None) -> Select:
-    """The figures of :func:`live_rtp` per game, of the rounds finished in ``[since, until)``."""
+    """The figures of :func:`live_rtp` per game and model, of the rounds finished in ``[since, until)``."""
     query = real_rounds(operator_id).add_columns(
-        rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win),
-        func.sum(cast(rounds.c.stake, Float) * cast(rounds.c.stake, Float))).group_by(rounds.c.game)
+        rounds.c.game, rounds.c.model, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win),
+        func.sum(cast(rounds.c.stake, Float) * cast(rounds.c.stake, Float))).group_by(rounds.c.game, rounds.c.model)
     if since is not None:
         query = query.where(rounds.c.finished_at >= since)
     if until is not None:
         query = query.where(rounds.c.finished_at < until)
-    return query.order_by(rounds.c.game)
+    return query.order_by(rounds.c.game, rounds.c.model)
 
 
 def rtp_row(game: str, count: int, stakes: int, wins: int, squares: float, rtp: Decimal | None,

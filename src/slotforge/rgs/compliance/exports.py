@@ -20,6 +20,7 @@ from typing import Any, Literal
 import orjson
 from sqlalchemy import Engine, Select, Table, func, select
 
+from slotforge.engine.game import version_of
 from slotforge.rgs.rounds.service import utc_second
 from slotforge.rgs.schema import ledger, operators, players, rounds
 
@@ -48,13 +49,6 @@ def money(minor: int | None) -> str | None:
 def model_of(record: str) -> str | None:
     """The model that played a round (``game/version:fingerprint``), as its record names it."""
     return orjson.loads(record).get("model")
-
-
-def version_of(model: str | None) -> str | None:
-    """The version part of a model id ``game/version:fingerprint``."""
-    if not model or "/" not in model:
-        return None
-    return model.split("/", 1)[1].split(":", 1)[0]
 
 
 DEBITS = frozenset({"withdrawal", "stake", "reversal"})
