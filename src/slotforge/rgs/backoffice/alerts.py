@@ -35,8 +35,9 @@ def rtp_alerts(conn: Connection, operator_id: int | None, now: int,
     found = []
     for line in reports.live_rtp(conn, operator_id, now - RTP_WINDOW_MS, None, dict(theory)):
         if line["outside_band"]:
+            where = f"{line['game']} {line['version']}"
             found.append(alert("SlotforgeRtpOutOfBand", f"game:{line['game']}/{line['version']}",
-                               f"{line['game']} {line['version']}: live RTP {line['rtp']} over the last day's {line['rounds']} rounds "
+                               f"{where}: live RTP {line['rtp']} over the last day's {line['rounds']} rounds "
                                f"is outside its band {line['band_low']} to {line['band_high']}"))
     return found
 
