@@ -181,7 +181,7 @@ def test_a_key_claimed_in_another_process_answers_request_in_progress_until_rele
 
 # -- kill -9 -------------------------------------------------------------------------------------
 
-KILLS = 20
+KILLS = 12
 PLAYERS = 4
 
 

@@ -2,7 +2,7 @@
 players at once; every stored round replays to a match, and each player's ``GET /v1/rounds``
 answers their newest rounds, newest first.
 
-SQLite plays ``ROUNDS["sqlite"]`` (10,000) rounds of every game; PostgreSQL, whose round trips
+SQLite plays ``ROUNDS["sqlite"]`` (2,000) rounds of every game; PostgreSQL, whose round trips
 cost more, plays 500, to keep the suite's time. The games are the registry's, so a
 game added to it is covered with no change here.
 """
@@ -25,7 +25,7 @@ from slotforge.rgs.schema import rounds
 
 from .conftest import ServerProcess, audit
 
-ROUNDS = {"sqlite": 10_000, "postgresql": 500}
+ROUNDS = {"sqlite": 2_000, "postgresql": 500}
 PLAYERS_PER_GAME = 8
 # Gamble off: fewer requests per round; decisions the games still ask for (a bonus start) are
 # answered with their first option.
