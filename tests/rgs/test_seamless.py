@@ -340,8 +340,7 @@ def fail_the_rounds_transaction(server, monkeypatch, reason: str) -> None:
     def failed(*args, **kwargs):
         raise RuntimeError(reason)
 
-    monkeypatch.setattr(at_wallet, "commit", failed)  # the round's transaction, straight through (SQLite)
-    monkeypatch.setattr(at_wallet, "commit_postgres", failed)  # (PostgreSQL: one call)
+    monkeypatch.setattr(at_wallet, "commit", failed)  # the round's transaction, straight through
     monkeypatch.setattr(server, "once_in", failed)  # and on the general path
 
 

@@ -15,8 +15,8 @@ from sqlalchemy import Connection, Engine, text
 
 from slotforge.db import connect
 from slotforge.rgs import sql
-from slotforge.rgs.rounds.straight import REFUSED
 from slotforge.rgs.schema import MIGRATIONS, migrate
+from slotforge.rgs.store.postgres import REFUSED
 
 from .conftest import postgres_database
 

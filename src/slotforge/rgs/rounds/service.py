@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, Engine, bindparam, insert, select, update
+from sqlalchemy import Connection, Engine
 
 from slotforge.db import Writer
 from slotforge.engine import round as runner
@@ -52,8 +52,9 @@ from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.rounds import gamble_cap
 from slotforge.rgs.rounds.claims import Claims, in_progress
 from slotforge.rgs.rounds.lanes import Lanes
-from slotforge.rgs.schema import autoplays, carried_state, idempotency, is_awaiting, is_pending, players, rounds
 from slotforge.rgs.settings import Jurisdiction, Settings
+from slotforge.rgs.store import store_for
+from slotforge.rgs.store.general import GeneralPath, lock_player
 from slotforge.rgs.wallets.internal import InternalWallet, Wallet
 from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
 
@@ -61,26 +62,6 @@ log = logging.getLogger("slotforge.rgs")
 
 DAY_MS = 86_400_000
 WARMING_RETRY_S = 5  # what a request for a game still compiling is told to wait
-
-# The statements of every round, built once: building a statement and its cache key costs more
-# CPU than running it on the database.
-LOCK_PLAYER = select(players).where(players.c.id == bindparam("p_player")).with_for_update()
-STORED_ANSWER = select(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
-                                          idempotency.c.key == bindparam("p_key"))
-STORE_ANSWER = insert(idempotency)
-OPEN_ROUND = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"),
-                                       rounds.c.game == bindparam("p_game"), is_awaiting(rounds))
-PENDING_TWIN = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"), is_pending(rounds),
-                                        rounds.c.request_key == bindparam("p_key"))
-TOUCH_PLAYER = update(players).where(players.c.id == bindparam("p_player")).values(last_round_at=bindparam("p_now"))
-INSERT_ROUND = insert(rounds).returning(rounds.c.id)
-FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
-    status="complete", win=bindparam("p_win"), jackpot_win=bindparam("p_jackpot"),
-    balance_after=bindparam("p_balance"), finished_at=bindparam("p_now"), record=bindparam("p_record"))
-PLAY_PLACEHOLDER = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
-    status=bindparam("p_status"), record=bindparam("p_record"), balance_before=bindparam("p_before"),
-    balance_after=bindparam("p_after"), started_at=bindparam("p_now"))
-
 
 @dataclass(frozen=True)
 class Auth:
@@ -142,6 +123,8 @@ class Server:
         self._flight_lock = threading.Lock()
         # Write transactions (group commit on SQLite): ``with server.transaction() as conn``.
         self.transaction = Writer(engine)
+        # What a round does to the books, on this database (the only place of a round's SQL).
+        self.store = store_for(self.transaction)
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
@@ -227,12 +210,11 @@ class Server:
         answer or ``work``'s, stored."""
         self.claims.inside(conn, auth.player_id, key)
         player = lock_player(conn, auth.player_id)
-        stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
+        stored = self.store.recall(conn, auth.player_id, key)
         if stored is not None:
             return stored_answer(conn, stored, fingerprint)
         status, body = work(conn, player)
-        conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
-                                        status_code=status, body=json.dumps(body), created_at=self.now()))
+        self.store.store_answer(conn, auth.player_id, key, fingerprint, status, body, self.now())
         return status, body
 
     # -- the wallet -----------------------------------------------------------------------------
@@ -269,9 +251,9 @@ class Server:
         first in another server process: its debit in flight (409 ``REQUEST_IN_PROGRESS``), or
         its answer stored (None: the caller answers from it)."""
         player = lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
-        if conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None:
+        if self.store.recall(conn, auth.player_id, key) is not None:
             return None
-        if conn.execute(PENDING_TWIN, {"p_player": auth.player_id, "p_key": key}).first() is not None:
+        if self.store.pending_twin(conn, auth.player_id, key) is not None:
             raise in_progress()
         now = self.now()
         self.refuse_open_round(conn, auth.player_id, game)
@@ -293,7 +275,7 @@ class Server:
             if (auth.player_id, key) in self._in_flight:
                 return True
         with self.engine.connect() as conn:
-            return conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None
+            return self.store.recall(conn, auth.player_id, key) is not None
 
     def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
         """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
@@ -312,9 +294,8 @@ class Server:
         row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
                    wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
                    record=json.dumps({"game": row["game"], "status": "void"}))
-        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
-            status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
-            record=row["record"]))
+        self.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=row["balance_before"],
+                              finished_at=now, record=row["record"])
         if error.code == "INSUFFICIENT_FUNDS":
             balance = {} if error.balance is None else {"balance": to_text(error.balance)}
             return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
@@ -350,7 +331,7 @@ class Server:
             if refused is not None:
                 return self.declined(conn, row, debit, refused, now)
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
-        conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
+        self.store.touch_player(conn, auth.player_id, now)
         try:
             if result is None:
                 result = runner.play_round(game, bet, script=script,
@@ -405,8 +386,7 @@ class Server:
         if not self.jackpots.remote:
             return None
         with self.engine.connect() as conn:
-            row = conn.execute(select(rounds).where(rounds.c.id == round_id, rounds.c.player_id == player_id)
-                               ).mappings().first()
+            row = self.store.round_of(conn, round_id, player_id)
         if row is None or row["status"] != "awaiting" or row["fun"] or not self.warmup.ready(row["game"]):
             return None
         game = self.games[row["game"]]
@@ -434,7 +414,7 @@ class Server:
             self.finish(conn, game, row, result, self.now(), claim=claim)
         else:
             row["record"] = result.encoded.decode()
-            conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(record=row["record"]))
+            self.store.record_decision(conn, row["id"], row["record"])
         return 200, round_answer(row)
 
     def finish(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult, now: int,
@@ -454,8 +434,7 @@ class Server:
                    record=result.encoded.decode())
         if row.get("wallet_tx"):
             row["wallet_status"] = "credit_pending"
-        conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
-                                    "p_now": now, "p_record": row["record"]})
+        self.store.finish_round(conn, row)
         if carries_state(game) and result.state != state_before:
             self.keep_state(conn, row["player_id"], game.code, result.state)
         if row["autoplay_id"] is not None:
@@ -468,8 +447,8 @@ class Server:
         row.update(status="void", void_reason=reason, balance_after=balance, finished_at=now)
         if row.get("wallet_tx"):
             row["wallet_status"] = "rollback_pending"
-        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
-            status="void", void_reason=reason, balance_after=balance, finished_at=now))
+        self.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=balance,
+                              finished_at=now)
         return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
                      "refunded": True, "round": row["id"], "balance": to_text(balance)}
 
@@ -477,16 +456,11 @@ class Server:
         """Insert the round ``row`` describes with its ``record`` (JSON); ``row`` gains its id,
         status and record. A seamless round's placeholder (``row`` has its id) becomes the round."""
         row.update(status="awaiting" if awaiting else "open", record=record.decode())
-        if "id" in row:
-            conn.execute(PLAY_PLACEHOLDER, {"p_round": row["id"], "p_status": row["status"], "p_record": row["record"],
-                                            "p_before": row["balance_before"], "p_after": row["balance_after"],
-                                            "p_now": row["started_at"]})
-            return
-        row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
+        self.store.insert_round(conn, row)
 
     # -- refusals -------------------------------------------------------------------------------
     def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
-        open_round = conn.execute(OPEN_ROUND, {"p_player": player_id, "p_game": game}).scalar()
+        open_round = self.store.open_round(conn, player_id, game)
         if open_round is not None:
             raise RoundInProgress(f"round {open_round} of {game} waits for a decision; finish it "
                                   "first", round=open_round)
@@ -499,7 +473,7 @@ class Server:
                           retry_after_s=-(-wait_ms // 1000))
 
     def refuse_stopped_autoplay(self, conn: Connection, auth: Auth, autoplay_id: int) -> None:
-        plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().first()
+        plan = self.store.autoplay(conn, autoplay_id)
         if plan is None or plan["session_id"] != auth.session_id:
             raise not_found(f"autoplay {autoplay_id}")
         if plan["stopped"]:
@@ -507,45 +481,31 @@ class Server:
 
     # -- carried state and autoplay -------------------------------------------------------------
     def carried_state(self, conn: Connection, player_id: int, game: Game) -> dict[str, Any]:
-        raw = conn.execute(select(carried_state.c.state).where(
-            carried_state.c.player_id == player_id, carried_state.c.game == game.code)).scalar()
-        return json.loads(raw) if raw else {}
+        return self.store.carried_state(conn, player_id, game.code)
 
     def keep_state(self, conn: Connection, player_id: int, game: str, state: dict[str, Any]) -> None:
-        where = (carried_state.c.player_id == player_id, carried_state.c.game == game)
-        if conn.execute(select(carried_state.c.game).where(*where)).first() is None:
-            if state:
-                conn.execute(insert(carried_state).values(player_id=player_id, game=game, state=json.dumps(state)))
-        else:
-            conn.execute(update(carried_state).where(*where).values(state=json.dumps(state)))
+        self.store.keep_state(conn, player_id, game, state)
 
     def count_autoplay(self, conn: Connection, autoplay_id: int, stake: int, win: int, feature_played: bool) -> None:
         """Count a finished round against its autoplay plan and stop the plan on its conditions."""
-        plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().one()
+        plan = self.store.autoplay(conn, autoplay_id)
         played, net = plan["played"] + 1, plan["net"] + win - stake
-        rules = json.loads(plan["plan"])
-        reason = autoplay_stop(rules, played, net, win, feature_played)
-        conn.execute(update(autoplays).where(autoplays.c.id == autoplay_id).values(
-            played=played, net=net, stopped=plan["stopped"] or reason))
+        reason = autoplay_stop(json.loads(plan["plan"]), played, net, win, feature_played)
+        self.store.count_autoplay(conn, autoplay_id, played, net, plan["stopped"] or reason)
 
     # -- reading --------------------------------------------------------------------------------
     def player_round(self, conn: Connection, player_id: int, round_id: int) -> dict[str, Any]:
-        row = conn.execute(select(rounds).where(rounds.c.id == round_id, rounds.c.player_id == player_id)
-                           ).mappings().first()
+        row = self.store.round_of(conn, round_id, player_id)
         if row is None:
             raise not_found(f"round {round_id}")
-        return dict(row)
+        return row
 
     # -- interrupted rounds ---------------------------------------------------------------------
     def complete_stale_rounds(self, player_id: int | None = None) -> int:
         """Complete open rounds older than their jurisdiction allows, with the default choices."""
         now = self.now()
-        query = select(rounds.c.id, rounds.c.player_id, rounds.c.jurisdiction, rounds.c.started_at).where(
-            rounds.c.status == "awaiting")
-        if player_id is not None:
-            query = query.where(rounds.c.player_id == player_id)
         with self.engine.connect() as conn:
-            candidates = conn.execute(query).all()
+            candidates = self.store.awaiting_rounds(conn, player_id)
         done = 0
         for round_id, owner, jurisdiction, started_at in candidates:
             profile = self.settings.jurisdiction(jurisdiction) or self.settings.jurisdiction("default")
@@ -562,7 +522,7 @@ class Server:
         ahead = self.resume_ahead(owner, round_id, None)
         with self.transaction() as conn:
             lock_player(conn, owner)
-            row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
+            row = self.store.round_of(conn, round_id)
             if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
                 return 0
             game = self.games[row["game"]]
@@ -582,7 +542,7 @@ def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int,
         raise KeyReused("Idempotency-Key: used before with another request", field="Idempotency-Key")
     if stored["body"] is not None:
         return stored["status_code"], json.loads(stored["body"])
-    row = conn.execute(select(rounds).where(rounds.c.id == stored["round_id"])).mappings().one()
+    row = GeneralPath.round_of(conn, stored["round_id"])
     return stored["status_code"], round_answer(row)
 
 
@@ -657,12 +617,6 @@ def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, featur
 def server_of(request: Any) -> Server:
     """The server a request's app serves."""
     return request.app.state.server
-
-
-def lock_player(conn: Connection, player_id: int) -> dict[str, Any]:
-    """The player's row, locked until the transaction ends (PostgreSQL; SQLite holds the
-    database's write lock already)."""
-    return dict(conn.execute(LOCK_PLAYER, {"p_player": player_id}).mappings().one())
 
 
 def round_view(row: Any) -> dict[str, Any]:
