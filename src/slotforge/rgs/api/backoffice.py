@@ -27,7 +27,8 @@ from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import claims, lookups, reports
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import NotFound, invalid
-from slotforge.rgs.rounds.service import round_view, server_of
+from slotforge.rgs.rounds.service import server_of
+from slotforge.rgs.rounds.views import round_view
 from slotforge.rgs.volatility import volatility
 
 router = APIRouter(prefix="/v1/operator", tags=["back office"])

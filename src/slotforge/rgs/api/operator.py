@@ -15,7 +15,8 @@ from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import FeatureDisabled, KeyReused, RequestInProgress, invalid, not_found
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.rounds import void
-from slotforge.rgs.rounds.service import iso, round_answer, round_view, server_of
+from slotforge.rgs.rounds.service import server_of
+from slotforge.rgs.rounds.views import iso, round_answer, round_view
 from slotforge.rgs.schema import ledger, players, rounds
 from slotforge.rgs.store.general import lock_player
 

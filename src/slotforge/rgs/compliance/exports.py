@@ -20,7 +20,7 @@ from typing import Any, Literal
 import orjson
 from sqlalchemy import Engine, Select, Table, func, select
 
-from slotforge.rgs.rounds.service import utc_second
+from slotforge.rgs.rounds.views import utc_second
 from slotforge.rgs.schema import ledger, operators, players, rounds
 
 BATCH = 5_000

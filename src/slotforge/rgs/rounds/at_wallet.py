@@ -40,7 +40,7 @@ function's call returns NULL, or raises :data:`~slotforge.rgs.store.postgres.REF
 has changed something, so that nothing of it stays) or the round is not the common case (a
 debit refused or unanswered, an answer too late, a round waiting for a decision, a round
 function that failed), the step is done by the general path instead
-(:meth:`Server.hold_debit`, :meth:`Server.start_round` inside :meth:`Server.once_in`), which
+(:meth:`Server.hold_debit`, :meth:`Server.start_round` inside :meth:`~slotforge.rgs.rounds.once.Once.inside`), which
 says why or voids the round: the rare cases keep one implementation.
 
 The functions (their statements in ``rgs/sql``) keep the conditions of SQLite's statements
@@ -61,7 +61,7 @@ from slotforge.engine.bet import Bet
 from slotforge.engine.game import Game
 from slotforge.rgs.money import to_minor
 from slotforge.rgs.rounds.service import Auth, Server
-from slotforge.rgs.rounds.straight import answer_bytes, claimed, plain, play
+from slotforge.rgs.rounds.straight import answer_bytes, plain, play
 from slotforge.rgs.store import Placement, Refused, WalletSettlement, latest_allowed
 from slotforge.rgs.wallets.seamless import DebitIntent, PlayerInfo
 
@@ -74,9 +74,8 @@ def at_wallet(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
 async def play_at_wallet(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None,
                          key: str | None, fingerprint: str) -> tuple[int, bytes]:
     """Play a seamless round (steps 1 to 5 of the module's description): ``(status, JSON answer)``."""
-    server.check_key(key)
     stake = to_minor(bet.total_bet, "bet")
-    with server.in_flight(auth.player_id, key):
+    with server.once.running(auth.player_id, key) as key:
         intent = await placed(server, auth, game, stake, key)
         if intent is not None:
             server.seamless.track(intent)
@@ -101,8 +100,8 @@ async def placed(server: Server, auth: Auth, game: Game, stake: int, key: str) -
     try:
         return await server.store.write(lambda transaction: hold(server, transaction, auth, game, stake, key, info))
     except Refused:  # the general path says why (or finds the stored answer)
-        return await claimed(server, auth, key, lambda conn: server.hold_debit(conn, auth, key, game.code, stake,
-                                                                               None))
+        return await server.once.claimed(auth.player_id, key, lambda conn: server.hold_debit(
+            conn, auth, key, game.code, stake, None))
 
 
 def hold(server: Server, transaction: DriverTransaction, auth: Auth, game: Game, stake: int, key: str,
@@ -135,11 +134,11 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
             pass
 
     def general(conn: Connection, player: dict) -> tuple[int, dict]:
-        # No intent: a twin's answer was stored meanwhile, which once_in answers with.
+        # No intent: a twin's answer was stored meanwhile, which the guard answers with.
         return server.start_round(conn, player, auth, game, bet, script, None, debit=intent, result=result)
 
-    status, body = await claimed(server, auth, key, lambda conn: server.once_in(conn, auth, key, fingerprint,
-                                                                                general))
+    status, body = await server.once.claimed(auth.player_id, key, lambda conn: server.once.inside(
+        conn, auth.player_id, key, fingerprint, general))
     return status, orjson.dumps(body)
 
 

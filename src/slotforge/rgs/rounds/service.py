@@ -1,24 +1,22 @@
 """The round service: a round's stake, play, win, ledger entries and jackpot share in one transaction.
 
-Every state-changing request of a player runs through :meth:`Server.exactly_once`: its
-idempotency key is claimed (a twin running in any process answers 409), the player's row is
-locked (SQLite: the database's write lock, taken at ``BEGIN IMMEDIATE``), the idempotency key
-is looked up, the work is done and its answer stored with the key, all in one transaction. A
-crash before the commit leaves nothing; after it, the retry gets the stored answer.
+Every state-changing request of a player runs through the twin guard
+(:class:`~slotforge.rgs.rounds.once.Once`): its idempotency key is claimed (a twin running in
+any process answers 409), the player's row is locked (SQLite: the database's write lock, taken
+at ``BEGIN IMMEDIATE``), the idempotency key is looked up, the work is done and its answer
+stored with the key, all in one transaction. A crash before the commit leaves nothing; after
+it, the retry gets the stored answer. What the round does to the books is the store's
+(:mod:`slotforge.rgs.store`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -38,8 +36,6 @@ from slotforge.rgs.errors import (
     InsufficientFunds,
     InvalidBet,
     InvalidChoice,
-    KeyMissing,
-    KeyReused,
     RoundInProgress,
     TooSoon,
     field_of,
@@ -50,11 +46,13 @@ from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jac
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.rounds import gamble_cap
-from slotforge.rgs.rounds.claims import Claims, in_progress
+from slotforge.rgs.rounds.claims import in_progress
 from slotforge.rgs.rounds.lanes import Lanes
+from slotforge.rgs.rounds.once import Once
+from slotforge.rgs.rounds.views import round_answer
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.store import store_for
-from slotforge.rgs.store.general import GeneralPath, lock_player
+from slotforge.rgs.store.general import lock_player
 from slotforge.rgs.wallets.internal import InternalWallet, Wallet
 from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
 
@@ -78,31 +76,6 @@ class Auth:
     operator_id: int | None = None  # whose player (None: a fun player); the lane its rounds run in
 
 
-# A request's work inside :meth:`Server.exactly_once`: (conn, the player's row) -> (status, answer).
-Work = Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]
-
-
-def iso(ms: int | None) -> str | None:
-    """Milliseconds since the epoch as an ISO 8601 UTC time."""
-    if ms is None:
-        return None
-    seconds, millis = divmod(ms, 1000)
-    return f"{utc_second(seconds)}.{millis:03d}Z"
-
-
-@lru_cache(maxsize=64)
-def utc_second(seconds: int) -> str:
-    """A second since the epoch as ISO 8601 UTC, to the second (kept: every round of that second
-    shows it twice, as its start and its end)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
-
-
-def request_hash(path: str, body: Any) -> str:
-    """What makes two requests the same: their path and their body, canonically."""
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(f"{path}\n{canonical}".encode()).hexdigest()
-
-
 class Server:
     """Everything a request needs: settings, database, games, wallet, jackpots and the clock."""
 
@@ -117,14 +90,12 @@ class Server:
         self.wallet: Wallet = wallet or InternalWallet()
         self.jackpots: Jackpots = jackpots or EmbeddedJackpots()
         self.clock = clock
-        # Twin requests: threads of this process meet here, other processes at the claims.
-        self._in_flight: set[tuple[int, str]] = set()
-        self.claims = Claims(engine)
-        self._flight_lock = threading.Lock()
         # Write transactions (group commit on SQLite): ``with server.transaction() as conn``.
         self.transaction = Writer(engine)
         # What a round does to the books, on this database (the only place of a round's SQL).
         self.store = store_for(self.transaction)
+        # The one guard of every request that takes an Idempotency-Key (twins answer once).
+        self.once = Once(engine, self.transaction, self.store, self.now)
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
@@ -172,51 +143,6 @@ class Server:
         limit = gamble_cap.gamble_limit(game, limit, auth.currency, self.settings.jackpot_rate, auth.fun)
         return Operator(gamble_limit=limit, fun_play=auth.fun)
 
-    # -- exactly once ---------------------------------------------------------------------------
-    @staticmethod
-    def check_key(key: str | None) -> None:
-        """A state-changing request's Idempotency-Key: present (else 400) and at most 200 characters."""
-        if not key:
-            raise KeyMissing("Idempotency-Key: this request changes state and needs "
-                             "a key", field="Idempotency-Key")
-        if len(key) > 200:
-            raise invalid("Idempotency-Key", "Idempotency-Key: expected at most 200 characters")
-
-    @contextmanager
-    def in_flight(self, player_id: int, key: str) -> Iterator[None]:
-        """Mark a request running in this process: its twin here answers 409 at once (twins in
-        other processes meet at :attr:`claims`)."""
-        flight = (player_id, key)
-        with self._flight_lock:
-            if flight in self._in_flight:
-                raise in_progress()
-            self._in_flight.add(flight)
-        try:
-            yield
-        finally:
-            with self._flight_lock:
-                self._in_flight.discard(flight)
-
-    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str, work: Work) -> tuple[int, dict]:
-        """Run ``work(conn, player_row)`` once per idempotency key; a retry gets the stored answer."""
-        self.check_key(key)
-        with self.in_flight(auth.player_id, key), self.claims.outside(auth.player_id, key), \
-                self.transaction() as conn:
-            return self.once_in(conn, auth, key, fingerprint, work)
-
-    def once_in(self, conn: Connection, auth: Auth, key: str, fingerprint: str, work: Work) -> tuple[int, dict]:
-        """:meth:`exactly_once` inside its transaction ``conn`` (the request marked in flight and
-        SQLite's claim held already): the claim on PostgreSQL, the player locked, the stored
-        answer or ``work``'s, stored."""
-        self.claims.inside(conn, auth.player_id, key)
-        player = lock_player(conn, auth.player_id)
-        stored = self.store.recall(conn, auth.player_id, key)
-        if stored is not None:
-            return stored_answer(conn, stored, fingerprint)
-        status, body = work(conn, player)
-        self.store.store_answer(conn, auth.player_id, key, fingerprint, status, body, self.now())
-        return status, body
-
     # -- the wallet -----------------------------------------------------------------------------
     def wallet_of(self, row: dict[str, Any]) -> Wallet:
         """The wallet that holds a round's money: the operator's once its debit was taken there."""
@@ -227,7 +153,7 @@ class Server:
         """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
         before the round's transaction with its rollback held (see :mod:`slotforge.rgs.wallets.seamless`);
         None for the internal wallet, and for a request answered already or still running."""
-        if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
+        if auth.wallet != "seamless" or not key or self.once.answered_or_running(auth.player_id, key):
             return run(None)
         with self.transaction() as conn:
             intent = self.hold_debit(conn, auth, key, game, to_minor(stake, "bet"), autoplay_id)
@@ -267,15 +193,6 @@ class Server:
                            started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
                            wallet_status="debit_pending", request_key=key)
         return self.seamless.hold(conn, placeholder, game)
-
-    def answered_or_running(self, auth: Auth, key: str) -> bool:
-        """Whether a request with this key has its answer stored, or runs in this process (so
-        that a retry sends no debit)."""
-        with self._flight_lock:
-            if (auth.player_id, key) in self._in_flight:
-                return True
-        with self.engine.connect() as conn:
-            return self.store.recall(conn, auth.player_id, key) is not None
 
     def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
         """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
@@ -535,27 +452,11 @@ class Server:
             return 1
 
 
-def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int, dict[str, Any]]:
-    """The answer stored with an idempotency key, for a request with this ``fingerprint`` (422 for
-    another request under the same key): its body, or its round as committed."""
-    if stored["request_hash"] != fingerprint:
-        raise KeyReused("Idempotency-Key: used before with another request", field="Idempotency-Key")
-    if stored["body"] is not None:
-        return stored["status_code"], json.loads(stored["body"])
-    row = GeneralPath.round_of(conn, stored["round_id"])
-    return stored["status_code"], round_answer(row)
-
-
 def refuse_short_balance(balance: int, stake: int) -> None:
     """402 ``INSUFFICIENT_FUNDS`` when ``balance`` does not cover ``stake`` (minor units)."""
     if balance < stake:
         raise InsufficientFunds(f"balance {to_text(balance)} is below the stake {to_text(stake)}",
                                 balance=to_text(balance))
-
-
-def round_answer(row: Any) -> dict[str, Any]:
-    """A round request's answer: the round as it stands and the player's balance after it."""
-    return {"round": round_view(row), "balance": to_text(row["balance_after"])}
 
 
 def carries_state(game: Game) -> bool:
@@ -617,31 +518,3 @@ def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, featur
 def server_of(request: Any) -> Server:
     """The server a request's app serves."""
     return request.app.state.server
-
-
-def round_view(row: Any) -> dict[str, Any]:
-    """The round record a player or operator sees: the engine's record and the server's fields;
-    ``total_win`` includes any progressive jackpot."""
-    record = json.loads(row["record"])
-    record["total_win"] = to_text(row["win"]) if row["status"] == "complete" else record.get("total_win", "0.00")
-    return {
-        **record,
-        "id": row["id"],
-        "player": row["player_id"],
-        "status": record.get("status") if row["status"] in ("awaiting", "open") else row["status"],
-        "started_at": iso(row["started_at"]),
-        "finished_at": iso(row["finished_at"]),
-        "balance_before": to_text(row["balance_before"]),
-        "balance_after": to_text(row["balance_after"]),
-        "jackpot_win": to_text(row["jackpot_win"]),
-        "currency": row["currency"],
-        **({"void_reason": row["void_reason"]} if row["void_reason"] else {}),
-        **({"wallet": wallet_view(row)} if row.get("wallet_tx") else {}),
-    }
-
-
-def wallet_view(row: Any) -> dict[str, Any]:
-    """Where a seamless round stands with the operator's wallet: its debit's transaction id and
-    ``debited``, ``credit_pending`` (until the wallet acknowledges the win), ``settled``,
-    ``rollback_pending`` or ``rolled_back``."""
-    return {"transaction_id": row["wallet_tx"], "status": row.get("wallet_status") or "debited"}

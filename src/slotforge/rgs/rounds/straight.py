@@ -54,7 +54,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
-from sqlalchemy import Connection
 
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
@@ -63,15 +62,8 @@ from slotforge.rgs.errors import InvalidBet, field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.claims import claim_number, in_progress
-from slotforge.rgs.rounds.service import (
-    Auth,
-    Server,
-    carries_state,
-    iso,
-    refuse_short_balance,
-    stored_answer,
-    wallet_view,
-)
+from slotforge.rgs.rounds.service import Auth, Server, carries_state, refuse_short_balance
+from slotforge.rgs.rounds.views import iso, wallet_view
 from slotforge.rgs.store import Refused, StraightRound, latest_allowed
 
 log = logging.getLogger("slotforge.rgs")
@@ -96,8 +88,7 @@ async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script
     """Play a round of the straight kind: ``(status, JSON answer)``; None when the round function
     failed (the caller plays it on the general path, which voids a malfunction and refunds it).
     Runs on the event loop; only the transaction leaves it (see :func:`write`)."""
-    server.check_key(key)
-    with server.in_flight(auth.player_id, key):
+    with server.once.running(auth.player_id, key) as key:
         result = play(server, auth, game, bet, script)
         if result is None:
             return None
@@ -140,17 +131,8 @@ async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], S
             store.keep_answer(transaction, auth.player_id, key, answer)
         return answer
 
-    with server.claims.outside(auth.player_id, key):
+    with server.once.claim(auth.player_id, key):
         return await store.write(commit)
-
-
-async def claimed(server: Server, auth: Auth, key: str, job: Callable[[Connection], Result]) -> Result:
-    """``job(conn)`` in a write transaction handed over by the event loop, holding the key's
-    claim: on SQLite in the next shared commit of the process's batched writes (no thread of its
-    own); on PostgreSQL as a transaction of its own on one of the server's few write threads
-    (see :meth:`~slotforge.db.engine.Writer.run`)."""
-    with server.claims.outside(auth.player_id, key):
-        return await server.transaction.run(job)
 
 
 @dataclass
@@ -195,7 +177,7 @@ def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:
 
 
 def server_fields(row: dict[str, Any]) -> dict[str, Any]:
-    """What the server adds to the engine's record (see :func:`~slotforge.rgs.rounds.service.round_view`)."""
+    """What the server adds to the engine's record (see :func:`~slotforge.rgs.rounds.views.round_view`)."""
     return {"id": row["id"], "player": row["player_id"], "started_at": iso(row["started_at"]),
             "finished_at": iso(row["finished_at"]), "balance_before": to_text(row["balance_before"]),
             "balance_after": to_text(row["balance_after"]), "jackpot_win": to_text(row["jackpot_win"]),
@@ -207,9 +189,9 @@ def refusal(server: Server, auth: Auth, game: Game, stake: int, key: str,
     """Why a round's transaction changed nothing, looked up after its rollback: the stored answer
     of a request answered before, or the refusal (raised); None if the cause is gone (try again)."""
     with server.engine.connect() as conn:
-        stored = server.store.recall(conn, auth.player_id, key)
-        if stored is not None:
-            return stored_answer(conn, stored, fingerprint)
+        answered = server.once.recall(conn, auth.player_id, key, fingerprint)
+        if answered is not None:
+            return answered
         server.refuse_open_round(conn, auth.player_id, game.code)
         player = server.store.player_clock(conn, auth.player_id)
     server.refuse_too_soon(dict(player), auth.jurisdiction, server.now())
