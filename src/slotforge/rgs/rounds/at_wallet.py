@@ -40,7 +40,8 @@ function's call returns NULL, or raises :data:`~slotforge.rgs.store.postgres.REF
 has changed something, so that nothing of it stays) or the round is not the common case (a
 debit refused or unanswered, an answer too late, a round waiting for a decision, a round
 function that failed), the step is done by the general path instead
-(:meth:`Server.hold_debit`, :meth:`Server.start_round` inside :meth:`~slotforge.rgs.rounds.once.Once.inside`), which
+(:func:`~slotforge.rgs.rounds.debits.hold_debit`, :meth:`Server.start_round` inside
+:meth:`~slotforge.rgs.rounds.once.Once.inside`), which
 says why or voids the round: the rare cases keep one implementation.
 
 The functions (their statements in ``rgs/sql``) keep the conditions of SQLite's statements
@@ -60,6 +61,7 @@ from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet
 from slotforge.engine.game import Game
 from slotforge.rgs.money import to_minor
+from slotforge.rgs.rounds import debits
 from slotforge.rgs.rounds.service import Auth, Server
 from slotforge.rgs.rounds.straight import answer_bytes, plain, play
 from slotforge.rgs.store import Placement, Refused, WalletSettlement, latest_allowed
@@ -98,10 +100,11 @@ async def placed(server: Server, auth: Auth, game: Game, stake: int, key: str) -
     """Step 1: the debit held, its round placed; None when the key's answer is stored already."""
     info = await wallet_details(server, auth)
     try:
-        return await server.store.write(lambda transaction: hold(server, transaction, auth, game, stake, key, info))
+        return await server.store.write("hold_debit", lambda transaction: hold(server, transaction, auth, game, stake,
+                                                                                key, info))
     except Refused:  # the general path says why (or finds the stored answer)
-        return await server.once.claimed(auth.player_id, key, lambda conn: server.hold_debit(
-            conn, auth, key, game.code, stake, None))
+        return await server.once.claimed(auth.player_id, key, lambda conn: debits.hold_debit(
+            server, conn, auth, key, game.code, stake, None))
 
 
 def hold(server: Server, transaction: DriverTransaction, auth: Auth, game: Game, stake: int, key: str,
@@ -126,7 +129,7 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
               and server.seamless.in_time(intent))
     if common:
         try:
-            answer, credit = await server.store.write(lambda transaction: commit(
+            answer, credit = await server.store.write("settle_at_wallet", lambda transaction: commit(
                 server, transaction, auth, game, key, fingerprint, intent, result))
             server.seamless.credit_now(*credit)
             return 200, answer

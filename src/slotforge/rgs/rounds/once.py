@@ -89,6 +89,7 @@ class Once:
             return answered
         status, body = work(conn, player)
         self.store.store_answer(conn, player_id, key, fingerprint, status, body, self.now())
+        self.store.fault("before_commit")
         return status, body
 
     @contextmanager

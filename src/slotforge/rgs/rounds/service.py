@@ -29,15 +29,10 @@ from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.games.warmup import Warmup
 from slotforge.jackpot import Claim
 from slotforge.rgs.errors import (
-    AutoplayStopped,
-    DomainError,
     GameNotAllowed,
     GameWarmingUp,
-    InsufficientFunds,
     InvalidBet,
     InvalidChoice,
-    RoundInProgress,
-    TooSoon,
     field_of,
     invalid,
     not_found,
@@ -45,20 +40,19 @@ from slotforge.rgs.errors import (
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.outbox import Outbox
-from slotforge.rgs.rounds import gamble_cap
+from slotforge.rgs.rounds import debits, gamble_cap, rules
+from slotforge.rgs.rounds.ahead import Resumed, play_on
 from slotforge.rgs.rounds.claims import in_progress
 from slotforge.rgs.rounds.lanes import Lanes
 from slotforge.rgs.rounds.once import Once
 from slotforge.rgs.rounds.views import round_answer
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.store import store_for
-from slotforge.rgs.store.general import lock_player
 from slotforge.rgs.wallets.internal import InternalWallet, Wallet
-from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
+from slotforge.rgs.wallets.seamless import DebitIntent, SeamlessWallet
 
 log = logging.getLogger("slotforge.rgs")
 
-DAY_MS = 86_400_000
 WARMING_RETRY_S = 5  # what a request for a game still compiling is told to wait
 
 @dataclass(frozen=True)
@@ -93,7 +87,7 @@ class Server:
         # Write transactions (group commit on SQLite): ``with server.transaction() as conn``.
         self.transaction = Writer(engine)
         # What a round does to the books, on this database (the only place of a round's SQL).
-        self.store = store_for(self.transaction)
+        self.store = store_for(self.transaction, settings.fault_at)
         # The one guard of every request that takes an Idempotency-Key (twins answer once).
         self.once = Once(engine, self.transaction, self.store, self.now)
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
@@ -148,52 +142,6 @@ class Server:
         """The wallet that holds a round's money: the operator's once its debit was taken there."""
         return self.seamless if row.get("wallet_tx") else self.wallet
 
-    def staked(self, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
-               run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
-        """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
-        before the round's transaction with its rollback held (see :mod:`slotforge.rgs.wallets.seamless`);
-        None for the internal wallet, and for a request answered already or still running."""
-        if auth.wallet != "seamless" or not key or self.once.answered_or_running(auth.player_id, key):
-            return run(None)
-        with self.transaction() as conn:
-            intent = self.hold_debit(conn, auth, key, game, to_minor(stake, "bet"), autoplay_id)
-        if intent is None:  # a twin of this request was answered meanwhile, in another process
-            return run(None)
-        self.seamless.track(intent)
-        committed = False
-        try:
-            self.seamless.send(intent)
-            answer = run(intent)
-            committed = True
-            return answer
-        finally:
-            self.seamless.settle(self.transaction, intent, committed)
-
-    def hold_debit(self, conn: Connection, auth: Auth, key: str, game: str, stake: int,
-                   autoplay_id: int | None) -> DebitIntent | None:
-        """In a transaction of its own (``conn``), before a seamless round's debit: refuse what
-        would refuse the round, then write its placeholder, which holds its debit's rollback (to be
-        :meth:`~SeamlessWallet.track`-ed once committed); unless a twin of this request got there
-        first in another server process: its debit in flight (409 ``REQUEST_IN_PROGRESS``), or
-        its answer stored (None: the caller answers from it)."""
-        player = lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
-        if self.store.recall(conn, auth.player_id, key) is not None:
-            return None
-        if self.store.pending_twin(conn, auth.player_id, key) is not None:
-            raise in_progress()
-        now = self.now()
-        self.refuse_open_round(conn, auth.player_id, game)
-        self.refuse_too_soon(player, auth.jurisdiction, now)
-        if autoplay_id is not None:
-            self.refuse_stopped_autoplay(conn, auth, autoplay_id)
-        balance = player["balance"]
-        placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
-                           currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0,
-                           jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
-                           started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
-                           wallet_status="debit_pending", request_key=key)
-        return self.seamless.hold(conn, placeholder, game)
-
     def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
         """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
         wallet = self.wallet if debit is None else self.seamless
@@ -201,24 +149,6 @@ class Server:
         row["balance_after"] = wallet.debit(conn, row["player_id"], "stake", row["stake"], round_id=row["id"],
                                             reference=reference, now=now)
         row["wallet_tx"] = reference
-
-    def declined(self, conn: Connection, row: dict[str, Any], debit: DebitIntent, error: Declined,
-                 now: int) -> tuple[int, dict[str, Any]]:
-        """A seamless debit that did not succeed: the round is void, its rollback delivered,
-        nothing taken; 402 when the wallet said so, else 503."""
-        self.seamless.declined(conn, debit, now)
-        reason = f"wallet: {error}"
-        row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
-                   wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
-                   record=json.dumps({"game": row["game"], "status": "void"}))
-        self.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=row["balance_before"],
-                              finished_at=now, record=row["record"])
-        if error.code == "INSUFFICIENT_FUNDS":
-            balance = {} if error.balance is None else {"balance": to_text(error.balance)}
-            return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
-                         "taken", "round": row["id"], **balance}
-        return 503, {"error": "WALLET_UNAVAILABLE", "message": f"{error}; the round is void and nothing was taken",
-                     "round": row["id"]}
 
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
@@ -230,13 +160,13 @@ class Server:
         if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
             raise in_progress()
         now = self.now()
-        self.refuse_open_round(conn, auth.player_id, game.code)
-        self.refuse_too_soon(player, auth.jurisdiction, now)
+        rules.refuse_open_round(self.store, conn, auth.player_id, game.code)
+        rules.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
         if debit is None:  # a seamless wallet answers for itself
-            refuse_short_balance(player["balance"], stake)
+            rules.refuse_short_balance(player["balance"], stake)
         if autoplay_id is not None:
-            self.refuse_stopped_autoplay(conn, auth, autoplay_id)
+            rules.refuse_stopped_autoplay(self.store, conn, auth.session_id, autoplay_id)
         state = self.carried_state(conn, auth.player_id, game) if carries_state(game) else {}
         row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code, fun=auth.fun,
                    currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
@@ -246,7 +176,7 @@ class Server:
             row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
             refused = self.seamless.keep(conn, debit)
             if refused is not None:
-                return self.declined(conn, row, debit, refused, now)
+                return debits.declined(self, conn, row, debit, refused, now)
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         self.store.touch_player(conn, auth.player_id, now)
         try:
@@ -291,37 +221,6 @@ class Server:
             log.exception("malfunction: resuming round %s", round_id)
             return self.void(conn, row, "malfunction: the round function failed", self.now())
         return self.continue_round(conn, game, row, result)
-
-    def resume_ahead(self, player_id: int, round_id: int, choice: str | None) -> Resumed | None:
-        """Resume an awaiting round of a jackpot game before its transaction, and make the part of
-        its claim that calls another system (a jackpot service) there, outside any transaction: a
-        service that hangs holds up this round alone, never the writers sharing a transaction
-        with it. ``choice``: the player's, or None for the default choices to the round's end.
-        None when the transaction is to resume the round itself (pools in this database, another
-        game, fun play, a round that waits for nothing or whose round function fails: the
-        transaction answers as ever)."""
-        if not self.jackpots.remote:
-            return None
-        with self.engine.connect() as conn:
-            row = self.store.round_of(conn, round_id, player_id)
-        if row is None or row["status"] != "awaiting" or row["fun"] or not self.warmup.ready(row["game"]):
-            return None
-        game = self.games[row["game"]]
-        if not has_pool(game):
-            return None
-        waiting = runner.RoundResult.of(json.loads(row["record"]))
-        if choice is not None:
-            gamble_cap.refuse_gamble_start(game, waiting.decision, choice, row["currency"],
-                                           self.settings.jackpot_rate, row["fun"])
-        try:
-            result = play_on(game, waiting, choice)
-        except Exception:  # a choice refused or a malfunction: the transaction meets it again and answers it
-            return None
-        claim = None
-        if result.complete and result.progressive_won:
-            claim = self.jackpots.claim_outside(game, round_id, rate=self.pool_rate(row["currency"]),
-                                                currency=row["currency"])
-        return Resumed(row["record"], result, claim)
 
     def continue_round(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult,
                        claim: Claim | None = None) -> tuple[int, dict[str, Any]]:
@@ -375,27 +274,6 @@ class Server:
         row.update(status="awaiting" if awaiting else "open", record=record.decode())
         self.store.insert_round(conn, row)
 
-    # -- refusals -------------------------------------------------------------------------------
-    def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
-        open_round = self.store.open_round(conn, player_id, game)
-        if open_round is not None:
-            raise RoundInProgress(f"round {open_round} of {game} waits for a decision; finish it "
-                                  "first", round=open_round)
-
-    def refuse_too_soon(self, player: dict[str, Any], jurisdiction: Jurisdiction, now: int) -> None:
-        last = player["last_round_at"]
-        if jurisdiction.min_round_ms and last is not None and now - last < jurisdiction.min_round_ms:
-            wait_ms = jurisdiction.min_round_ms - (now - last)
-            raise TooSoon(f"rounds must be at least {jurisdiction.min_round_ms} ms apart",
-                          retry_after_s=-(-wait_ms // 1000))
-
-    def refuse_stopped_autoplay(self, conn: Connection, auth: Auth, autoplay_id: int) -> None:
-        plan = self.store.autoplay(conn, autoplay_id)
-        if plan is None or plan["session_id"] != auth.session_id:
-            raise not_found(f"autoplay {autoplay_id}")
-        if plan["stopped"]:
-            raise AutoplayStopped(f"autoplay {autoplay_id} stopped: {plan['stopped']}", reason=plan["stopped"])
-
     # -- carried state and autoplay -------------------------------------------------------------
     def carried_state(self, conn: Connection, player_id: int, game: Game) -> dict[str, Any]:
         return self.store.carried_state(conn, player_id, game.code)
@@ -407,7 +285,7 @@ class Server:
         """Count a finished round against its autoplay plan and stop the plan on its conditions."""
         plan = self.store.autoplay(conn, autoplay_id)
         played, net = plan["played"] + 1, plan["net"] + win - stake
-        reason = autoplay_stop(json.loads(plan["plan"]), played, net, win, feature_played)
+        reason = rules.autoplay_stop(json.loads(plan["plan"]), played, net, win, feature_played)
         self.store.count_autoplay(conn, autoplay_id, played, net, plan["stopped"] or reason)
 
     # -- reading --------------------------------------------------------------------------------
@@ -417,102 +295,9 @@ class Server:
             raise not_found(f"round {round_id}")
         return row
 
-    # -- interrupted rounds ---------------------------------------------------------------------
-    def complete_stale_rounds(self, player_id: int | None = None) -> int:
-        """Complete open rounds older than their jurisdiction allows, with the default choices."""
-        now = self.now()
-        with self.engine.connect() as conn:
-            candidates = self.store.awaiting_rounds(conn, player_id)
-        done = 0
-        for round_id, owner, jurisdiction, started_at in candidates:
-            profile = self.settings.jurisdiction(jurisdiction) or self.settings.jurisdiction("default")
-            if now - started_at < profile.interrupted_round_days * DAY_MS:
-                continue
-            try:
-                done += self.complete_stale_round(round_id, owner)
-            except DomainError as error:  # e.g. its jackpot service is away: the round waits for the next pass
-                log.warning("interrupted round %s not completed yet: %s", round_id, error.message)
-        return done
-
-    def complete_stale_round(self, round_id: int, owner: int) -> int:
-        """Complete one interrupted round with the default choices; 1 if done."""
-        ahead = self.resume_ahead(owner, round_id, None)
-        with self.transaction() as conn:
-            lock_player(conn, owner)
-            row = self.store.round_of(conn, round_id)
-            if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
-                return 0
-            game = self.games[row["game"]]
-            if ahead is not None:
-                self.continue_round(conn, game, row, *ahead.on(row))
-            else:
-                self.continue_round(conn, game, row, play_on(game, runner.RoundResult.of(json.loads(row["record"])),
-                                                             None))
-            log.info("completed interrupted round %s with the default choices", round_id)
-            return 1
-
-
-def refuse_short_balance(balance: int, stake: int) -> None:
-    """402 ``INSUFFICIENT_FUNDS`` when ``balance`` does not cover ``stake`` (minor units)."""
-    if balance < stake:
-        raise InsufficientFunds(f"balance {to_text(balance)} is below the stake {to_text(stake)}",
-                                balance=to_text(balance))
-
-
 def carries_state(game: Game) -> bool:
     """Whether the game carries state between a player's rounds (as its capabilities declare)."""
     return game.capabilities.carries_state
-
-
-@dataclass(frozen=True)
-class Resumed:
-    """An awaiting round resumed before its transaction (:meth:`Server.resume_ahead`): the record
-    it was resumed from, the result, and its jackpot's claim made then (None: none made)."""
-
-    record: str
-    result: runner.RoundResult
-    claim: Claim | None
-
-    def on(self, row: dict[str, Any]) -> tuple[runner.RoundResult, Claim | None]:
-        """The result and claim for the round as its transaction found it (``row``); 409
-        ``REQUEST_IN_PROGRESS`` when another request moved the round on meanwhile (a claim made
-        for this one is then never confirmed, and released after its lease)."""
-        if row["record"] != self.record:
-            raise in_progress()
-        return self.result, self.claim
-
-
-def play_on(game: Game, waiting: runner.RoundResult, choice: str | None) -> runner.RoundResult:
-    """A waiting round resumed with ``choice``, or with the default choices to its end (None)."""
-    if choice is not None:
-        return runner.resume_round(game, waiting.record, choice)
-    result = waiting
-    while not result.complete:
-        result = runner.resume_round(game, result.record, default_choice(result))
-    return result
-
-
-def default_choice(result: runner.RoundResult) -> str:
-    """The choice made for a player who never came back: the first offered (games list the safe
-    one first: collect, take it, start)."""
-    return result.options[0]
-
-
-def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, feature_played: bool) -> str | None:
-    """The reason an autoplay plan stops after a round, or None to go on."""
-    if rules.get("stop_on_any_win") and win > 0:
-        return "any_win"
-    if rules.get("stop_on_feature") and feature_played:
-        return "feature"
-    if rules.get("single_win_at_least") and win >= to_minor(Decimal(rules["single_win_at_least"])):
-        return "single_win_at_least"
-    if rules.get("cash_increase") and net >= to_minor(Decimal(rules["cash_increase"])):
-        return "cash_increase"
-    if rules.get("cash_decrease") and -net >= to_minor(Decimal(rules["cash_decrease"])):
-        return "cash_decrease"
-    if played >= rules["rounds"]:
-        return "rounds"
-    return None
 
 
 def server_of(request: Any) -> Server:

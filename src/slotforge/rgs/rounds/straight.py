@@ -61,8 +61,9 @@ from slotforge.engine.game import Game, ScriptError
 from slotforge.rgs.errors import InvalidBet, field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.rounds import rules
 from slotforge.rgs.rounds.claims import claim_number, in_progress
-from slotforge.rgs.rounds.service import Auth, Server, carries_state, refuse_short_balance
+from slotforge.rgs.rounds.service import Auth, Server, carries_state
 from slotforge.rgs.rounds.views import iso, wallet_view
 from slotforge.rgs.store import Refused, StraightRound, latest_allowed
 
@@ -132,7 +133,7 @@ async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], S
         return answer
 
     with server.once.claim(auth.player_id, key):
-        return await store.write(commit)
+        return await store.write("play_round", commit)
 
 
 @dataclass
@@ -192,8 +193,8 @@ def refusal(server: Server, auth: Auth, game: Game, stake: int, key: str,
         answered = server.once.recall(conn, auth.player_id, key, fingerprint)
         if answered is not None:
             return answered
-        server.refuse_open_round(conn, auth.player_id, game.code)
+        rules.refuse_open_round(server.store, conn, auth.player_id, game.code)
         player = server.store.player_clock(conn, auth.player_id)
-    server.refuse_too_soon(dict(player), auth.jurisdiction, server.now())
-    refuse_short_balance(player["balance"], stake)
+    rules.refuse_too_soon(player, auth.jurisdiction, server.now())
+    rules.refuse_short_balance(player["balance"], stake)
     return None

@@ -18,6 +18,9 @@ run; they call the store and hold no SQL of a round.
 
 from __future__ import annotations
 
+import logging
+import os
+import signal
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +31,13 @@ from slotforge.db.driver import DriverTransaction
 from slotforge.rgs.store.general import GeneralPath
 
 Result = TypeVar("Result")
+log = logging.getLogger("slotforge.rgs")
+
+# The steps a round's transactions leave between them, where a test may have the process killed
+# (``SLOTFORGE_FAULT_AT``): before and after each fast path's transaction, and before the
+# general path's commit.
+FAULT_STEPS = tuple(f"{when}_{step}" for step in ("play_round", "hold_debit", "settle_at_wallet")
+                    for when in ("before", "after")) + ("before_commit",)
 
 NEVER = 2**62  # a "latest allowed last round" that every time meets: no least time between rounds
 
@@ -118,13 +128,31 @@ class RoundStore(GeneralPath, ABC):
     the general path's (inherited from :class:`~slotforge.rgs.store.general.GeneralPath`) run
     in the caller's transaction."""
 
-    def __init__(self, writer: Writer) -> None:
+    def __init__(self, writer: Writer, fault_at: str | None = None) -> None:
+        if fault_at is not None and fault_at not in FAULT_STEPS:
+            raise ValueError(f"fault_at: {fault_at!r} is no step of a round; expected one of {', '.join(FAULT_STEPS)}")
         self.writer = writer
+        self.fault_at = fault_at
+
+    async def write(self, step: str, job: Callable[[DriverTransaction], Result]) -> Result:
+        """``job(transaction)`` as the fast path's transaction ``step`` (``play_round``, ...),
+        handed over by the event loop; its result once committed."""
+        self.fault(f"before_{step}")
+        result = await self.transaction(job)
+        self.fault(f"after_{step}")
+        return result
+
+    def fault(self, step: str) -> None:
+        """Fault injection, for the tests that kill a server between two steps of a round: the
+        process kills itself (``SIGKILL``: no clean-up, no flush) when it reaches the step the
+        settings name (``fault_at``); nothing otherwise."""
+        if step == self.fault_at:
+            log.critical("fault injection: killed at %s", step)
+            os.kill(os.getpid(), signal.SIGKILL)
 
     @abstractmethod
-    async def write(self, job: Callable[[DriverTransaction], Result]) -> Result:
-        """``job(transaction)`` as one write transaction of the fast paths, handed over by the
-        event loop; its result once committed."""
+    async def transaction(self, job: Callable[[DriverTransaction], Result]) -> Result:
+        """``job(transaction)`` as one write transaction of this database's fast paths."""
         ...
 
     # -- settle: the straight round, whole ------------------------------------------------------
@@ -155,10 +183,10 @@ class RoundStore(GeneralPath, ABC):
         ...
 
 
-def store_for(writer: Writer) -> RoundStore:
-    """The store of ``writer``'s database."""
+def store_for(writer: Writer, fault_at: str | None = None) -> RoundStore:
+    """The store of ``writer``'s database (``fault_at``: see :meth:`RoundStore.fault`)."""
     if writer.batches is not None:  # SQLite: its writes are batched into shared commits
         from slotforge.rgs.store.sqlite import SqliteStore
-        return SqliteStore(writer)
+        return SqliteStore(writer, fault_at)
     from slotforge.rgs.store.postgres import PostgresStore
-    return PostgresStore(writer)
+    return PostgresStore(writer, fault_at)

@@ -64,7 +64,7 @@ STATEMENTS = {name: DriverStatement.of(statement, "postgresql") for name, statem
 class PostgresStore(RoundStore):
     """The round store on PostgreSQL (see the module's description)."""
 
-    async def write(self, job: Callable[[DriverTransaction], Result]) -> Result:
+    async def transaction(self, job: Callable[[DriverTransaction], Result]) -> Result:
         """On a write thread, its driver connection in autocommit: each statement a transaction."""
         listeners = self.writer.listeners
         return await self.writer.run_autocommit(lambda driver: job(DriverTransaction(driver, listeners)))

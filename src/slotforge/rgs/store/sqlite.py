@@ -108,7 +108,7 @@ STATEMENTS = {name: DriverStatement.of(statement, "sqlite") for name, statement 
 class SqliteStore(RoundStore):
     """The round store on SQLite (see the module's description)."""
 
-    async def write(self, job: Callable[[DriverTransaction], Result]) -> Result:
+    async def transaction(self, job: Callable[[DriverTransaction], Result]) -> Result:
         """In the next shared commit of the process's batched writes (no thread of its own)."""
         listeners = self.writer.listeners
         return await self.writer.run(lambda conn: job(DriverTransaction(conn, listeners)))
