@@ -55,6 +55,7 @@ log = logging.getLogger("slotforge.rgs")
 
 WARMING_RETRY_S = 5  # what a request for a game still compiling is told to wait
 
+
 @dataclass(frozen=True)
 class Auth:
     """An authenticated player session."""
@@ -155,8 +156,9 @@ class Server:
                     script: runner.Script | None, autoplay_id: int | None, debit: DebitIntent | None = None,
                     result: runner.RoundResult | None = None) -> tuple[int, dict[str, Any]]:
         """Take the stake and play a new round (it stays open if it waits for a decision).
-        ``debit``: a seamless wallet's debit, sent already (:meth:`staked`); ``result``: the round
-        function's, when it was played before the transaction (a game that carries no state)."""
+        ``debit``: a seamless wallet's debit, sent already (:func:`~slotforge.rgs.rounds.debits.staked`);
+        ``result``: the round function's, when it was played before the transaction (a game that
+        carries no state)."""
         if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
             raise in_progress()
         now = self.now()
@@ -202,7 +204,7 @@ class Server:
     def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str,
                ahead: Resumed | None = None) -> tuple[int, dict[str, Any]]:
         """Resume an open round with the player's choice. ``ahead``: the round resumed before this
-        transaction (:meth:`resume_ahead`), used if the round is still as it was then."""
+        transaction (:func:`~slotforge.rgs.rounds.ahead.resume_ahead`), used if the round is still as it was then."""
         row = self.player_round(conn, auth.player_id, round_id)
         if row["status"] != "awaiting":
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
@@ -225,7 +227,7 @@ class Server:
     def continue_round(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult,
                        claim: Claim | None = None) -> tuple[int, dict[str, Any]]:
         """Store a resumed round's record; pay it if it is complete now (``claim``: its jackpot's
-        claim made outside the transaction, see :meth:`resume_ahead`)."""
+        claim made outside the transaction, see :func:`~slotforge.rgs.rounds.ahead.resume_ahead`)."""
         if result.complete:
             self.finish(conn, game, row, result, self.now(), claim=claim)
         else:
@@ -238,7 +240,7 @@ class Server:
         """Pay a completed round (the progressive jackpot inside its win), keep its carried state.
         ``row`` is the round's row as it stands; it is brought up to date. ``state_before``, when
         known, spares writing carried state that did not change. ``claim``: the jackpot's claim
-        made outside the transaction (:meth:`resume_ahead`)."""
+        made outside the transaction (:func:`~slotforge.rgs.rounds.ahead.resume_ahead`)."""
         jackpot = 0
         if result.progressive_won and not row["fun"]:  # play money never claims a real pool
             won = self.jackpots.claim(conn, game, row["id"], now, rate=self.pool_rate(row["currency"]),
