@@ -60,14 +60,14 @@ def play_real(server: Server, token: str, game_code: str, count: int,
     forced = runner.parse_script(game, {**script, "bet": bet.as_json()}) if script else None
     answers = []
     for _ in range(count):
-        status, body = server.exactly_once(auth, secrets.token_hex(8), "backoffice-test", lambda conn, row:
-                                           server.start_round(conn, row, auth, game, bet, forced, None))
+        status, body = server.once.run(auth.player_id, secrets.token_hex(8), "backoffice-test", lambda conn, row:
+                                       server.start_round(conn, row, auth, game, bet, forced, None))
         assert status == 200, body
         while body["round"]["status"] == "awaiting":
             options = body["round"]["awaiting"]["options"]
             choice = "collect" if "collect" in options else options[0]
-            status, body = server.exactly_once(
-                auth, secrets.token_hex(8), "backoffice-test",
+            status, body = server.once.run(
+                auth.player_id, secrets.token_hex(8), "backoffice-test",
                 lambda conn, row, round_id=body["round"]["id"], choice=choice: server.decide(conn, auth, round_id, choice))
             assert status == 200, body
         answers.append(body["round"])

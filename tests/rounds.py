@@ -12,7 +12,8 @@ from typing import Any
 from slotforge.engine import round as runner
 from slotforge.engine.game import Game
 from slotforge.rgs.api import access
-from slotforge.rgs.rounds.service import Server, lock_player
+from slotforge.rgs.rounds.service import Server
+from slotforge.rgs.store.general import lock_player
 
 
 def open_forced_round(server: Server, authorization: str, game: Game, script: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """PostgreSQL's ``slotforge_hold_debit`` and ``slotforge_settle_at_wallet``, the two transactions
 of a round at a seamless wallet as one call each (see ``slotforge/rgs/rounds/at_wallet.py``),
-called as the server calls them: through :func:`~slotforge.rgs.rounds.at_wallet.hold_postgres` and
-:func:`~slotforge.rgs.rounds.at_wallet.commit_postgres` on a connection in autocommit. A round
+called as the server calls them: through :func:`~slotforge.rgs.rounds.at_wallet.hold` and
+:func:`~slotforge.rgs.rounds.at_wallet.commit` on a connection in autocommit. A round
 they play writes row for row what SQLite's statements write for the same round (the placeholder
 holding the debit's rollback, no message); each refusal leaves every table as it was, including
 a refusal found after the round was changed; a round left awaiting while the call waited for the
@@ -29,9 +29,10 @@ from slotforge.db.engine import Writer, autocommit, write_transaction
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.rounds import at_wallet
 from slotforge.rgs.rounds.service import Auth
-from slotforge.rgs.rounds.straight import REFUSED, Refused
 from slotforge.rgs.schema import MIGRATIONS, idempotency, ledger, migrate, operators, outbox, players, rounds, sessions
 from slotforge.rgs.settings import Jurisdiction, load_settings
+from slotforge.rgs.store import Refused, store_for
+from slotforge.rgs.store.postgres import REFUSED
 from slotforge.rgs.wallets.seamless import DebitIntent, SeamlessWallet
 
 from .conftest import postgres_database
@@ -66,7 +67,7 @@ def server_of(engine: Engine) -> SimpleNamespace:
     settings = load_settings(None, operators=seamless_operator("http://127.0.0.1:9"))
     writer = Writer(engine)
     wallet = Wallet(settings, engine, Outbox(engine, writer), lambda: NOW, writer)
-    return SimpleNamespace(seamless=wallet, now=lambda: NOW, transaction=writer)
+    return SimpleNamespace(seamless=wallet, now=lambda: NOW, transaction=writer, store=store_for(writer))
 
 
 def populated(engine: Engine) -> Engine:
@@ -123,7 +124,7 @@ def hold(server, engine: Engine, auth: Auth, key: str = "k-1") -> DebitIntent:
     with engine.connect() as conn:
         info = server.seamless.player(conn, auth.player_id)
     with autocommit(engine) as driver:
-        intent = at_wallet.hold_postgres(server, DriverTransaction(driver), auth, GAME, STAKE, key, info)
+        intent = at_wallet.hold(server, DriverTransaction(driver), auth, GAME, STAKE, key, info)
     intent.balance = REPORTED
     return intent
 
@@ -132,8 +133,8 @@ def commit(server, engine: Engine, auth: Auth, intent: DebitIntent, key: str = "
     """Step 4 as the server takes it on PostgreSQL: the answer (its credit's id and row checked
     against the outbox)."""
     with autocommit(engine) as driver:
-        answer, (credit_id, credit) = at_wallet.commit_postgres(server, DriverTransaction(driver), auth, GAME, key,
-                                                                "h" * 64, intent, RESULT)
+        answer, (credit_id, credit) = at_wallet.commit(server, DriverTransaction(driver), auth, GAME, key, "h" * 64,
+                                                       intent, RESULT)
     with engine.connect() as conn:
         stored = conn.execute(select(outbox).where(outbox.c.id == credit_id)).mappings().one()
     assert {**credit, "id": credit_id} == dict(stored), "the credit the request sends is the one the call wrote"
@@ -154,21 +155,23 @@ def everything(engine: Engine) -> dict[str, list]:
 
 
 def test_a_round_writes_what_sqlites_statements_write(engine, server, tmp_path: Path):
-    """The same round through SQLite's statements (:func:`at_wallet.hold`, :func:`at_wallet.commit`)
+    """The same round through SQLite's statements (:mod:`slotforge.rgs.store.sqlite`)
     and through the two calls: the same rows after each step, the same intent, the same answer."""
     lite = populated(connect(f"sqlite:///{tmp_path / 'rgs.db'}"))
     lite_server = server_of(lite)
     try:
         auth = auth_of(engine)
         with write_transaction(lite) as conn:
-            held = at_wallet.hold(lite_server, conn, auth, GAME, STAKE, "k-1")
+            info = lite_server.seamless.player(conn, auth.player_id)
+            held = at_wallet.hold(lite_server, DriverTransaction(conn), auth, GAME, STAKE, "k-1", info)
         held.balance = REPORTED
         intent = hold(server, engine, auth)
         assert everything(engine) == everything(lite)
         assert vars(intent) == vars(held)
 
         with write_transaction(lite) as conn:
-            expected, _credit = at_wallet.commit(lite_server, conn, auth, GAME, "k-1", "h" * 64, held, RESULT)
+            expected, _credit = at_wallet.commit(lite_server, DriverTransaction(conn), auth, GAME, "k-1", "h" * 64,
+                                                 held, RESULT)
         assert commit(server, engine, auth, intent) == expected
         assert everything(engine) == everything(lite)
         assert vars(intent) == vars(held) and intent.taken

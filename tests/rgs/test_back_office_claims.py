@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app
 from slotforge.rgs.audit import audit, check_service
+from slotforge.rgs.rounds.ahead import resume_ahead
 from slotforge.rgs.settings import load_settings
 from tests.rounds import open_forced_round
 
@@ -110,7 +111,7 @@ def test_a_claim_its_round_never_committed_is_released_never_confirmed(database_
                                          {"bet": MEGA_BET, **MEGA_SCRIPT})
             before = service.pool()
             auth = access.authenticate(server, f"Bearer {player.token}")
-            ahead = server.resume_ahead(auth.player_id, awaiting["id"], "start_bonus")  # claimed here, as served
+            ahead = resume_ahead(server, auth.player_id, awaiting["id"], "start_bonus")  # claimed here, as served
             with pytest.raises(Crash), server.transaction() as conn:
                 server.decide(conn, auth, awaiting["id"], "start_bonus", ahead)
                 raise Crash

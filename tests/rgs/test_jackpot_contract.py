@@ -306,7 +306,7 @@ def test_embedded_pools_take_other_currencies_through_the_player_api(make_api, g
     a currency without a rate is refused before anything is taken."""
     from slotforge.engine import round as runner
     from slotforge.rgs.api import access
-    from slotforge.rgs.rounds.service import lock_player
+    from slotforge.rgs.store.general import lock_player
 
     from .test_player_api import MEGA_SCRIPT
 

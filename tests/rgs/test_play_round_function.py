@@ -1,5 +1,5 @@
 """PostgreSQL's ``slotforge_play_round``, the straight round's whole transaction in one call (see
-``slotforge/rgs/rounds/straight.py``), called as the server calls it: on a connection in
+``slotforge/rgs/store/postgres.py``), called as the server calls it: on a connection in
 autocommit. A round it plays is all there; each refusal (too little money, too soon, a round
 awaiting a decision, the key answered already, the claim held elsewhere) leaves the player's
 balance and every table as they were, including a refusal found after the player's row was
@@ -19,8 +19,9 @@ from sqlalchemy import Engine, func, insert, select, text
 from slotforge.db import connect
 from slotforge.db.driver import DriverTransaction
 from slotforge.db.engine import autocommit
-from slotforge.rgs.rounds.straight import NEVER, ON_POSTGRES, REFUSED
 from slotforge.rgs.schema import MIGRATIONS, idempotency, ledger, migrate, players, rounds, sessions
+from slotforge.rgs.store import NEVER
+from slotforge.rgs.store.postgres import REFUSED, STATEMENTS
 
 from .conftest import postgres_database
 from .locks import waiting_for_a_lock
@@ -61,7 +62,7 @@ def arguments(player: dict[str, int], **changed: Any) -> dict[str, Any]:
 
 def play(engine: Engine, parameters: dict[str, Any]) -> tuple:
     with autocommit(engine) as driver:
-        return DriverTransaction(driver).first(ON_POSTGRES["play_round"], parameters)
+        return DriverTransaction(driver).first(STATEMENTS["play_round"], parameters)
 
 
 def everything(engine: Engine) -> dict[str, list]:

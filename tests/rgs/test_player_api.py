@@ -14,8 +14,8 @@ from slotforge.engine import round as runner
 from slotforge.games.dynasty import Dynasty
 from slotforge.rgs.api import access
 from slotforge.rgs.audit import audit
-from slotforge.rgs.rounds.service import lock_player
 from slotforge.rgs.schema import rounds
+from slotforge.rgs.store.general import lock_player
 
 from .conftest import losing_screen, make_operator, screen_winning
 

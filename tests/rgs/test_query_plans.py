@@ -15,23 +15,25 @@ from sqlalchemy import insert, text
 from sqlalchemy.dialects import postgresql, sqlite
 
 from slotforge.db import connect
-from slotforge.rgs.rounds import at_wallet, service, straight
 from slotforge.rgs.schema import migrate, operators, players, rounds, sessions
+from slotforge.rgs.store import general
+from slotforge.rgs.store import sqlite as sqlite_store
 from slotforge.rgs.wallets import seamless
 
 # Each hot statement, and the partial index its look-up must read.
 SQLITE_STATEMENTS = {
-    "the straight round's insert": (straight.ON_SQLITE["round"].text, ["ix_rounds_awaiting"]),
-    "a seamless round's placeholder": (at_wallet.ON_SQLITE["place"].text, ["ix_rounds_awaiting", "ix_rounds_pending"]),
-    "a seamless round's finish": (at_wallet.ON_SQLITE["finish"].text, ["ix_rounds_awaiting"]),
-    "a seamless player's balance settled": (at_wallet.ON_SQLITE["settle"].text, ["ix_rounds_credit_pending"]),
+    "the straight round's insert": (sqlite_store.STATEMENTS["round"].text, ["ix_rounds_awaiting"]),
+    "a seamless round's placeholder": (sqlite_store.STATEMENTS["place"].text, ["ix_rounds_awaiting", "ix_rounds_pending"]),
+    "a seamless round's finish": (sqlite_store.STATEMENTS["finish"].text, ["ix_rounds_awaiting"]),
+    "a seamless player's balance settled": (sqlite_store.STATEMENTS["settle_at_wallet"].text, ["ix_rounds_credit_pending"]),
 }
 QUERIES = {
-    "the open round of a game": (service.OPEN_ROUND, ["ix_rounds_awaiting"]),
-    "a pending twin of a request": (service.PENDING_TWIN, ["ix_rounds_pending"]),
+    "the open round of a game": (general.OPEN_ROUND, ["ix_rounds_awaiting"]),
+    "a pending twin of a request": (general.PENDING_TWIN, ["ix_rounds_pending"]),
     "a seamless player's wins on their way": (seamless.PENDING_WINS, ["ix_rounds_credit_pending"]),
 }
-PARAMETERS = {"p_player": 1, "player_id": 1, "p_game": "dynasty", "game": "dynasty", "p_key": "k", "request_key": "k"}
+PARAMETERS = {"p_player": 1, "player_id": 1, "p_game": "dynasty", "game": "dynasty", "p_key": "k", "request_key": "k",
+              "p_request_key": "k"}
 
 
 def sqlite_plan(db, sql: str) -> str:

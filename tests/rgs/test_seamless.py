@@ -340,9 +340,8 @@ def fail_the_rounds_transaction(server, monkeypatch, reason: str) -> None:
     def failed(*args, **kwargs):
         raise RuntimeError(reason)
 
-    monkeypatch.setattr(at_wallet, "commit", failed)  # the round's transaction, straight through (SQLite)
-    monkeypatch.setattr(at_wallet, "commit_postgres", failed)  # (PostgreSQL: one call)
-    monkeypatch.setattr(server, "once_in", failed)  # and on the general path
+    monkeypatch.setattr(at_wallet, "commit", failed)  # the round's transaction, straight through
+    monkeypatch.setattr(server.once, "inside", failed)  # and on the general path
 
 
 def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(casino, wallet, clock, monkeypatch):

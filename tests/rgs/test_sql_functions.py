@@ -15,8 +15,8 @@ from sqlalchemy import Connection, Engine, text
 
 from slotforge.db import connect
 from slotforge.rgs import sql
-from slotforge.rgs.rounds.straight import REFUSED
 from slotforge.rgs.schema import MIGRATIONS, migrate
+from slotforge.rgs.store.postgres import REFUSED
 
 from .conftest import postgres_database
 
@@ -24,9 +24,10 @@ from .conftest import postgres_database
 # migrated keeps the text it was given: a changed file needs a migration that installs it again
 # (``sql.install``), and its new fingerprint here.
 FINGERPRINTS = {
-    "play_round": "ef54a4d672846e5d0ba26426978e475a2b67176c8e8c670e57a7d82d8e1b5c61",  # 0008
+    "play_round": "127976b02d8aab60fab70549e84bdc6228011a060db299c071da2b421b8f29c7",  # 0017
     "hold_debit": "8056800b10c225229063b7d0ca8399aab1eac10e504ecb2c4ed1e35d364e5c1c",  # 0011
-    "settle_at_wallet": "9d6d1343d2bb519b577fde35fc40f40afb84496780a6f3eeac518d2f4181a0df",  # 0011
+    "settle_at_wallet": "e2f1b39ca409c656c1f33bafa7fc2b8441368af335deab2921169c28aed57c6b",  # 0017
+    "book_round": "9c27e94cfa17678a29148f4b92d2cab1316b77067cc291a0038370462419cf6a",  # 0017
 }
 
 DEFINITION = text("SELECT pg_get_functiondef(p.oid) FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace "
@@ -111,5 +112,5 @@ def test_no_migration_keeps_a_functions_text_or_reads_another_migration():
 
 
 def test_an_unknown_function_is_refused_with_the_names_there_are():
-    with pytest.raises(ValueError, match="expected one of play_round, hold_debit, settle_at_wallet"):
+    with pytest.raises(ValueError, match="expected one of play_round, hold_debit, settle_at_wallet, book_round"):
         sql.definition("play")

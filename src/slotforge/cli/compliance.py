@@ -236,7 +236,7 @@ def dispute_link(
     from sqlalchemy import select
 
     from slotforge.rgs.compliance import changes, links
-    from slotforge.rgs.rounds.service import iso
+    from slotforge.rgs.rounds.views import iso
     from slotforge.rgs.schema import rounds
 
     _, engine = books(database, config)

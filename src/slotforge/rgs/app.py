@@ -42,6 +42,7 @@ from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import EmbeddedJackpots, Jackpots, has_pool
 from slotforge.rgs.jackpots.networked import NetworkedJackpots
 from slotforge.rgs.rounds.service import Server
+from slotforge.rgs.rounds.stale import complete_stale_rounds
 from slotforge.rgs.schema import migrate
 from slotforge.rgs.settings import Settings, load_settings
 
@@ -100,7 +101,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
 
 def finish_interrupted(server: Server) -> None:
     """Complete the rounds interrupted past their jurisdiction's limit (of the games ready)."""
-    finished = server.complete_stale_rounds()
+    finished = complete_stale_rounds(server)
     if finished:
         log.info("completed %d interrupted rounds past their jurisdiction's limit", finished)
 

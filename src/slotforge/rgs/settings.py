@@ -164,6 +164,9 @@ class Settings(BaseSettings):
     jackpot_claim_lease_s: float = Field(
         300, gt=0, description="a claim the jackpot service holds for a round this server never committed is "
                                "released after this long")
+    fault_at: str | None = Field(
+        None, description="testing only: the step of a round at which the server process kills itself "
+                          "(SIGKILL), e.g. after_play_round; see slotforge.rgs.store.FAULT_STEPS")
 
     @field_validator("jackpot_rates")
     @classmethod

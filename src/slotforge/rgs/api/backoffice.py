@@ -28,7 +28,8 @@ from slotforge.rgs.api.web import client_dist
 from slotforge.rgs.backoffice import alerts, claims, lookups, reports
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import NotFound, invalid
-from slotforge.rgs.rounds.service import round_view, server_of
+from slotforge.rgs.rounds.service import server_of
+from slotforge.rgs.rounds.views import round_view
 
 router = APIRouter(prefix="/v1/operator", tags=["back office"])
 pages = APIRouter()

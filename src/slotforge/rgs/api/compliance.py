@@ -20,7 +20,8 @@ from slotforge.rgs.api.callers import CanAdmin, CanLookUp, CanReadReports, CanSu
 from slotforge.rgs.api.models import Body, Code, Currency, Id, Moment, millis
 from slotforge.rgs.compliance import changes, erasure, exports, integrity, links
 from slotforge.rgs.errors import invalid, not_found
-from slotforge.rgs.rounds.service import iso, round_view, server_of
+from slotforge.rgs.rounds.service import server_of
+from slotforge.rgs.rounds.views import iso, round_view
 from slotforge.rgs.schema import players, rounds
 
 router = APIRouter(prefix="/v1")

@@ -24,8 +24,11 @@ from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import FeatureDisabled, KeyReused, RequestInProgress, invalid, not_found
 from slotforge.rgs.money import parse_amount, to_signed_text, to_text
 from slotforge.rgs.rounds import void
-from slotforge.rgs.rounds.service import iso, lock_player, round_answer, round_view, server_of
+from slotforge.rgs.rounds.service import server_of
+from slotforge.rgs.rounds.stale import complete_stale_rounds
+from slotforge.rgs.rounds.views import iso, round_answer, round_view
 from slotforge.rgs.schema import ledger, players, rounds
+from slotforge.rgs.store.general import lock_player
 
 router = APIRouter(prefix="/v1/operator")
 
@@ -45,7 +48,7 @@ def open_session(body: SessionRequest, caller: CanPlay, request: Request) -> dic
         player_id = access.player_for(conn, operator_id, body.player_id, body.currency, now,
                                       server.seamless.kind_of(conn, operator_id))
         token = access.open_session(conn, player_id, body.jurisdiction, body.language, now)
-    server.complete_stale_rounds(player_id)
+    complete_stale_rounds(server, player_id)
     return {"token": token, "expires_at": iso(now + access.session_timeout_ms(server, body.jurisdiction)),
             "play_url": server.settings.play_url.format(token=token)}
 

@@ -21,9 +21,14 @@ from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, has_pool
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
 from slotforge.rgs.presentation import stake_rule
+from slotforge.rgs.rounds.ahead import resume_ahead
 from slotforge.rgs.rounds.at_wallet import at_wallet, play_at_wallet
-from slotforge.rgs.rounds.service import Auth, Server, iso, request_hash, round_view, server_of
+from slotforge.rgs.rounds.debits import staked
+from slotforge.rgs.rounds.once import check_key, request_hash
+from slotforge.rgs.rounds.service import Auth, Server, server_of
+from slotforge.rgs.rounds.stale import complete_stale_rounds
 from slotforge.rgs.rounds.straight import play_straight, straight
+from slotforge.rgs.rounds.views import iso, round_view
 from slotforge.rgs.schema import autoplays, carried_state, rounds
 from slotforge.rgs.wallets.seamless import DebitIntent
 
@@ -99,7 +104,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
     """The player, balance, jurisdiction rules, the games and their bets, any open rounds, and the
     state carried between rounds of the games that keep one (Moon of Fortune's stickies)."""
     server = server_of(request)
-    server.complete_stale_rounds(auth.player_id)
+    complete_stale_rounds(server, auth.player_id)
     now = server.now()
     with server.engine.connect() as conn:
         balance = server.wallet.balance(conn, auth.player_id)
@@ -190,10 +195,10 @@ def play_general(server: Server, auth: Auth, body: RoundRequest, asked: Asked, k
         check_plan(server, auth, body.autoplay, asked.game, asked.bet)
 
     def run(debit: DebitIntent | None) -> tuple[int, dict[str, Any]]:
-        return server.exactly_once(auth, key, asked.fingerprint, lambda conn, row: server.start_round(
+        return server.once.run(auth.player_id, key, asked.fingerprint, lambda conn, row: server.start_round(
             conn, row, auth, asked.game, asked.bet, asked.script, body.autoplay, debit=debit))
 
-    return answer(*server.staked(auth, key, asked.game.code, asked.bet.total_bet, body.autoplay, run))
+    return answer(*staked(server, auth, key, asked.game.code, asked.bet.total_bet, body.autoplay, run))
 
 
 @router.post("/rounds/{round_id}/decisions", response_model=None, responses=answers.DECIDE)
@@ -204,10 +209,10 @@ async def decide(round_id: Id, body: DecisionRequest, auth: Player, request: Req
     fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
 
     def work() -> JSONResponse:
-        server.check_key(key)  # no claim at a jackpot service for a request refused anyway
-        ahead = server.resume_ahead(auth.player_id, round_id, body.choice)
-        return answer(*server.exactly_once(auth, key, fingerprint,
-                                           lambda conn, row: server.decide(conn, auth, round_id, body.choice, ahead)))
+        check_key(key)  # no claim at a jackpot service for a request refused anyway
+        ahead = resume_ahead(server, auth.player_id, round_id, body.choice)
+        return answer(*server.once.run(auth.player_id, key, fingerprint,
+                                       lambda conn, row: server.decide(conn, auth, round_id, body.choice, ahead)))
 
     return await server.lanes.run(auth.operator_id, work)
 
@@ -284,7 +289,7 @@ def start_autoplay(body: AutoplayRequest, auth: Player, request: Request, key: I
         ).returning(autoplays.c.id)).scalar_one()
         return 200, plan_view(plan_id, plan, 0, 0, None)
 
-    return answer(*server.exactly_once(auth, key, request_hash(request.url.path, plan), work))
+    return answer(*server.once.run(auth.player_id, key, request_hash(request.url.path, plan), work))
 
 
 def plan_view(plan_id: int, plan: dict[str, Any], played: int, net: int, stopped: str | None) -> dict[str, Any]:

@@ -23,7 +23,8 @@ from sqlalchemy import select
 
 from slotforge.rgs.errors import ClaimNotCommitted, JackpotUnavailable, NotFound
 from slotforge.rgs.jackpots.networked import TARGET, NetworkedJackpots, ServiceRefused, confirm_key
-from slotforge.rgs.rounds.service import Server, iso
+from slotforge.rgs.rounds.service import Server
+from slotforge.rgs.rounds.views import iso
 from slotforge.rgs.schema import outbox, players, rounds
 
 

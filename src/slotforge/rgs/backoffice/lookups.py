@@ -12,7 +12,7 @@ from sqlalchemy import Connection, Select, case, func, or_, select
 
 from slotforge.rgs.errors import NotFound
 from slotforge.rgs.money import to_signed_text, to_text
-from slotforge.rgs.rounds.service import iso
+from slotforge.rgs.rounds.views import iso
 from slotforge.rgs.schema import autoplays, ledger, outbox, players, rounds, sessions
 
 LEDGER_ROWS = 100

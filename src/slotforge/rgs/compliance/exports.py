@@ -21,7 +21,7 @@ import orjson
 from sqlalchemy import Engine, Select, Table, func, select
 
 from slotforge.engine.game import version_of
-from slotforge.rgs.rounds.service import utc_second
+from slotforge.rgs.rounds.views import utc_second
 from slotforge.rgs.schema import ledger, operators, players, rounds
 
 BATCH = 5_000

@@ -1,28 +1,26 @@
 """The round service: a round's stake, play, win, ledger entries and jackpot share in one transaction.
 
-Every state-changing request of a player runs through :meth:`Server.exactly_once`: its
-idempotency key is claimed (a twin running in any process answers 409), the player's row is
-locked (SQLite: the database's write lock, taken at ``BEGIN IMMEDIATE``), the idempotency key
-is looked up, the work is done and its answer stored with the key, all in one transaction. A
-crash before the commit leaves nothing; after it, the retry gets the stored answer.
+Every state-changing request of a player runs through the twin guard
+(:class:`~slotforge.rgs.rounds.once.Once`): its idempotency key is claimed (a twin running in
+any process answers 409), the player's row is locked (SQLite: the database's write lock, taken
+at ``BEGIN IMMEDIATE``), the idempotency key is looked up, the work is done and its answer
+stored with the key, all in one transaction. A crash before the commit leaves nothing; after
+it, the retry gets the stored answer. What the round does to the books is the store's
+(:mod:`slotforge.rgs.store`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, Engine, bindparam, insert, select, update
+from sqlalchemy import Connection, Engine
 
 from slotforge.db import Writer
 from slotforge.engine import round as runner
@@ -31,17 +29,10 @@ from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.games.warmup import Warmup
 from slotforge.jackpot import Claim
 from slotforge.rgs.errors import (
-    AutoplayStopped,
-    DomainError,
     GameNotAllowed,
     GameWarmingUp,
-    InsufficientFunds,
     InvalidBet,
     InvalidChoice,
-    KeyMissing,
-    KeyReused,
-    RoundInProgress,
-    TooSoon,
     field_of,
     invalid,
     not_found,
@@ -50,37 +41,20 @@ from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jac
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.offer import Offer
 from slotforge.rgs.outbox import Outbox
-from slotforge.rgs.rounds import gamble_cap
-from slotforge.rgs.rounds.claims import Claims, in_progress
+from slotforge.rgs.rounds import debits, gamble_cap, rules
+from slotforge.rgs.rounds.ahead import Resumed, play_on
+from slotforge.rgs.rounds.claims import in_progress
 from slotforge.rgs.rounds.lanes import Lanes
-from slotforge.rgs.schema import autoplays, carried_state, idempotency, is_awaiting, is_pending, players, rounds
+from slotforge.rgs.rounds.once import Once
+from slotforge.rgs.rounds.views import round_answer
 from slotforge.rgs.settings import Jurisdiction, Settings
+from slotforge.rgs.store import store_for
 from slotforge.rgs.wallets.internal import InternalWallet, Wallet
-from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
+from slotforge.rgs.wallets.seamless import DebitIntent, SeamlessWallet
 
 log = logging.getLogger("slotforge.rgs")
 
-DAY_MS = 86_400_000
 WARMING_RETRY_S = 5  # what a request for a game still compiling is told to wait
-
-# The statements of every round, built once: building a statement and its cache key costs more
-# CPU than running it on the database.
-LOCK_PLAYER = select(players).where(players.c.id == bindparam("p_player")).with_for_update()
-STORED_ANSWER = select(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
-                                          idempotency.c.key == bindparam("p_key"))
-STORE_ANSWER = insert(idempotency)
-OPEN_ROUND = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"),
-                                       rounds.c.game == bindparam("p_game"), is_awaiting(rounds))
-PENDING_TWIN = select(rounds.c.id).where(rounds.c.player_id == bindparam("p_player"), is_pending(rounds),
-                                        rounds.c.request_key == bindparam("p_key"))
-TOUCH_PLAYER = update(players).where(players.c.id == bindparam("p_player")).values(last_round_at=bindparam("p_now"))
-INSERT_ROUND = insert(rounds).returning(rounds.c.id)
-FINISH_ROUND = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
-    status="complete", win=bindparam("p_win"), jackpot_win=bindparam("p_jackpot"),
-    balance_after=bindparam("p_balance"), finished_at=bindparam("p_now"), record=bindparam("p_record"))
-PLAY_PLACEHOLDER = update(rounds).where(rounds.c.id == bindparam("p_round")).values(
-    status=bindparam("p_status"), record=bindparam("p_record"), balance_before=bindparam("p_before"),
-    balance_after=bindparam("p_after"), started_at=bindparam("p_now"))
 
 
 @dataclass(frozen=True)
@@ -98,31 +72,6 @@ class Auth:
     operator_id: int | None = None  # whose player (None: a fun player); the lane its rounds run in
 
 
-# A request's work inside :meth:`Server.exactly_once`: (conn, the player's row) -> (status, answer).
-Work = Callable[[Connection, dict[str, Any]], tuple[int, dict[str, Any]]]
-
-
-def iso(ms: int | None) -> str | None:
-    """Milliseconds since the epoch as an ISO 8601 UTC time."""
-    if ms is None:
-        return None
-    seconds, millis = divmod(ms, 1000)
-    return f"{utc_second(seconds)}.{millis:03d}Z"
-
-
-@lru_cache(maxsize=64)
-def utc_second(seconds: int) -> str:
-    """A second since the epoch as ISO 8601 UTC, to the second (kept: every round of that second
-    shows it twice, as its start and its end)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
-
-
-def request_hash(path: str, body: Any) -> str:
-    """What makes two requests the same: their path and their body, canonically."""
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(f"{path}\n{canonical}".encode()).hexdigest()
-
-
 class Server:
     """Everything a request needs: settings, database, games, wallet, jackpots and the clock."""
 
@@ -138,12 +87,12 @@ class Server:
         self.wallet: Wallet = wallet or InternalWallet()
         self.jackpots: Jackpots = jackpots or EmbeddedJackpots()
         self.clock = clock
-        # Twin requests: threads of this process meet here, other processes at the claims.
-        self._in_flight: set[tuple[int, str]] = set()
-        self.claims = Claims(engine)
-        self._flight_lock = threading.Lock()
         # Write transactions (group commit on SQLite): ``with server.transaction() as conn``.
         self.transaction = Writer(engine)
+        # What a round does to the books, on this database (the only place of a round's SQL).
+        self.store = store_for(self.transaction, settings.fault_at)
+        # The one guard of every request that takes an Idempotency-Key (twins answer once).
+        self.once = Once(engine, self.transaction, self.store, self.now)
         # What the rounds owe other systems (a seamless wallet, a jackpot service), delivered
         # by a worker thread; the wallet and jackpots that need it register their receivers.
         self.outbox = Outbox(engine, self.transaction, clock)
@@ -202,111 +151,10 @@ class Server:
         limit = gamble_cap.gamble_limit(game, limit, auth.currency, self.settings.jackpot_rate, auth.fun)
         return Operator(gamble_limit=limit, fun_play=auth.fun)
 
-    # -- exactly once ---------------------------------------------------------------------------
-    @staticmethod
-    def check_key(key: str | None) -> None:
-        """A state-changing request's Idempotency-Key: present (else 400) and at most 200 characters."""
-        if not key:
-            raise KeyMissing("Idempotency-Key: this request changes state and needs "
-                             "a key", field="Idempotency-Key")
-        if len(key) > 200:
-            raise invalid("Idempotency-Key", "Idempotency-Key: expected at most 200 characters")
-
-    @contextmanager
-    def in_flight(self, player_id: int, key: str) -> Iterator[None]:
-        """Mark a request running in this process: its twin here answers 409 at once (twins in
-        other processes meet at :attr:`claims`)."""
-        flight = (player_id, key)
-        with self._flight_lock:
-            if flight in self._in_flight:
-                raise in_progress()
-            self._in_flight.add(flight)
-        try:
-            yield
-        finally:
-            with self._flight_lock:
-                self._in_flight.discard(flight)
-
-    def exactly_once(self, auth: Auth, key: str | None, fingerprint: str, work: Work) -> tuple[int, dict]:
-        """Run ``work(conn, player_row)`` once per idempotency key; a retry gets the stored answer."""
-        self.check_key(key)
-        with self.in_flight(auth.player_id, key), self.claims.outside(auth.player_id, key), \
-                self.transaction() as conn:
-            return self.once_in(conn, auth, key, fingerprint, work)
-
-    def once_in(self, conn: Connection, auth: Auth, key: str, fingerprint: str, work: Work) -> tuple[int, dict]:
-        """:meth:`exactly_once` inside its transaction ``conn`` (the request marked in flight and
-        SQLite's claim held already): the claim on PostgreSQL, the player locked, the stored
-        answer or ``work``'s, stored."""
-        self.claims.inside(conn, auth.player_id, key)
-        player = lock_player(conn, auth.player_id)
-        stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
-        if stored is not None:
-            return stored_answer(conn, stored, fingerprint)
-        status, body = work(conn, player)
-        conn.execute(STORE_ANSWER, dict(player_id=auth.player_id, key=key, request_hash=fingerprint,
-                                        status_code=status, body=json.dumps(body), created_at=self.now()))
-        return status, body
-
     # -- the wallet -----------------------------------------------------------------------------
     def wallet_of(self, row: dict[str, Any]) -> Wallet:
         """The wallet that holds a round's money: the operator's once its debit was taken there."""
         return self.seamless if row.get("wallet_tx") else self.wallet
-
-    def staked(self, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
-               run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
-        """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
-        before the round's transaction with its rollback held (see :mod:`slotforge.rgs.wallets.seamless`);
-        None for the internal wallet, and for a request answered already or still running."""
-        if auth.wallet != "seamless" or not key or self.answered_or_running(auth, key):
-            return run(None)
-        with self.transaction() as conn:
-            intent = self.hold_debit(conn, auth, key, game, to_minor(stake, "bet"), autoplay_id)
-        if intent is None:  # a twin of this request was answered meanwhile, in another process
-            return run(None)
-        self.seamless.track(intent)
-        committed = False
-        try:
-            self.seamless.send(intent)
-            answer = run(intent)
-            committed = True
-            return answer
-        finally:
-            self.seamless.settle(self.transaction, intent, committed)
-
-    def hold_debit(self, conn: Connection, auth: Auth, key: str, game: str, stake: int,
-                   autoplay_id: int | None) -> DebitIntent | None:
-        """In a transaction of its own (``conn``), before a seamless round's debit: refuse what
-        would refuse the round, then write its placeholder, which holds its debit's rollback (to be
-        :meth:`~SeamlessWallet.track`-ed once committed); unless a twin of this request got there
-        first in another server process: its debit in flight (409 ``REQUEST_IN_PROGRESS``), or
-        its answer stored (None: the caller answers from it)."""
-        player = lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
-        if conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None:
-            return None
-        if conn.execute(PENDING_TWIN, {"p_player": auth.player_id, "p_key": key}).first() is not None:
-            raise in_progress()
-        now = self.now()
-        self.refuse_open_round(conn, auth.player_id, game)
-        self.refuse_too_soon(player, auth.jurisdiction, now)
-        if autoplay_id is not None:
-            self.refuse_stopped_autoplay(conn, auth, autoplay_id)
-        balance = player["balance"]
-        placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
-                           currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0,
-                           jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
-                           started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
-                           wallet_status="debit_pending", request_key=key)
-        return self.seamless.hold(conn, placeholder, game)
-
-    def answered_or_running(self, auth: Auth, key: str) -> bool:
-        """Whether a request with this key has its answer stored, or runs in this process (so
-        that a retry sends no debit)."""
-        with self._flight_lock:
-            if (auth.player_id, key) in self._in_flight:
-                return True
-        with self.engine.connect() as conn:
-            return conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).first() is not None
 
     def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
         """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
@@ -316,42 +164,24 @@ class Server:
                                             reference=reference, now=now)
         row["wallet_tx"] = reference
 
-    def declined(self, conn: Connection, row: dict[str, Any], debit: DebitIntent, error: Declined,
-                 now: int) -> tuple[int, dict[str, Any]]:
-        """A seamless debit that did not succeed: the round is void, its rollback delivered,
-        nothing taken; 402 when the wallet said so, else 503."""
-        self.seamless.declined(conn, debit, now)
-        reason = f"wallet: {error}"
-        row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
-                   wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
-                   record=json.dumps({"game": row["game"], "status": "void"}))
-        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
-            status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
-            record=row["record"]))
-        if error.code == "INSUFFICIENT_FUNDS":
-            balance = {} if error.balance is None else {"balance": to_text(error.balance)}
-            return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
-                         "taken", "round": row["id"], **balance}
-        return 503, {"error": "WALLET_UNAVAILABLE", "message": f"{error}; the round is void and nothing was taken",
-                     "round": row["id"]}
-
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
                     script: runner.Script | None, autoplay_id: int | None, debit: DebitIntent | None = None,
                     result: runner.RoundResult | None = None) -> tuple[int, dict[str, Any]]:
         """Take the stake and play a new round (it stays open if it waits for a decision).
-        ``debit``: a seamless wallet's debit, sent already (:meth:`staked`); ``result``: the round
-        function's, when it was played before the transaction (a game that carries no state)."""
+        ``debit``: a seamless wallet's debit, sent already (:func:`~slotforge.rgs.rounds.debits.staked`);
+        ``result``: the round function's, when it was played before the transaction (a game that
+        carries no state)."""
         if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
             raise in_progress()
         now = self.now()
-        self.refuse_open_round(conn, auth.player_id, game.code)
-        self.refuse_too_soon(player, auth.jurisdiction, now)
+        rules.refuse_open_round(self.store, conn, auth.player_id, game.code)
+        rules.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
         if debit is None:  # a seamless wallet answers for itself
-            refuse_short_balance(player["balance"], stake)
+            rules.refuse_short_balance(player["balance"], stake)
         if autoplay_id is not None:
-            self.refuse_stopped_autoplay(conn, auth, autoplay_id)
+            rules.refuse_stopped_autoplay(self.store, conn, auth.session_id, autoplay_id)
         state = self.carried_state(conn, auth.player_id, game) if carries_state(game) else {}
         row = dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code, fun=auth.fun,
                    currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
@@ -361,9 +191,9 @@ class Server:
             row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
             refused = self.seamless.keep(conn, debit)
             if refused is not None:
-                return self.declined(conn, row, debit, refused, now)
+                return debits.declined(self, conn, row, debit, refused, now)
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
-        conn.execute(TOUCH_PLAYER, {"p_player": auth.player_id, "p_now": now})
+        self.store.touch_player(conn, auth.player_id, now)
         try:
             if result is None:
                 result = runner.play_round(game, bet, script=script,
@@ -387,7 +217,7 @@ class Server:
     def decide(self, conn: Connection, auth: Auth, round_id: int, choice: str,
                ahead: Resumed | None = None) -> tuple[int, dict[str, Any]]:
         """Resume an open round with the player's choice. ``ahead``: the round resumed before this
-        transaction (:meth:`resume_ahead`), used if the round is still as it was then."""
+        transaction (:func:`~slotforge.rgs.rounds.ahead.resume_ahead`), used if the round is still as it was then."""
         row = self.player_round(conn, auth.player_id, round_id)
         if row["status"] != "awaiting":
             raise invalid("choice", f"choice: round {round_id} is {row['status']} and waits for no choice",
@@ -408,47 +238,15 @@ class Server:
             return self.void(conn, row, "malfunction: the round function failed", self.now())
         return self.continue_round(conn, game, row, result)
 
-    def resume_ahead(self, player_id: int, round_id: int, choice: str | None) -> Resumed | None:
-        """Resume an awaiting round of a jackpot game before its transaction, and make the part of
-        its claim that calls another system (a jackpot service) there, outside any transaction: a
-        service that hangs holds up this round alone, never the writers sharing a transaction
-        with it. ``choice``: the player's, or None for the default choices to the round's end.
-        None when the transaction is to resume the round itself (pools in this database, another
-        game, fun play, a round that waits for nothing or whose round function fails: the
-        transaction answers as ever)."""
-        if not self.jackpots.remote:
-            return None
-        with self.engine.connect() as conn:
-            row = conn.execute(select(rounds).where(rounds.c.id == round_id, rounds.c.player_id == player_id)
-                               ).mappings().first()
-        if row is None or row["status"] != "awaiting" or row["fun"] or not self.warmup.ready(row["game"]):
-            return None
-        game = self.played(row)
-        if not has_pool(game):
-            return None
-        waiting = runner.RoundResult.of(json.loads(row["record"]))
-        if choice is not None:
-            gamble_cap.refuse_gamble_start(game, waiting.decision, choice, row["currency"],
-                                           self.settings.jackpot_rate, row["fun"])
-        try:
-            result = play_on(game, waiting, choice)
-        except Exception:  # a choice refused or a malfunction: the transaction meets it again and answers it
-            return None
-        claim = None
-        if result.complete and result.progressive_won:
-            claim = self.jackpots.claim_outside(game, round_id, rate=self.pool_rate(row["currency"]),
-                                                currency=row["currency"])
-        return Resumed(row["record"], result, claim)
-
     def continue_round(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult,
                        claim: Claim | None = None) -> tuple[int, dict[str, Any]]:
         """Store a resumed round's record; pay it if it is complete now (``claim``: its jackpot's
-        claim made outside the transaction, see :meth:`resume_ahead`)."""
+        claim made outside the transaction, see :func:`~slotforge.rgs.rounds.ahead.resume_ahead`)."""
         if result.complete:
             self.finish(conn, game, row, result, self.now(), claim=claim)
         else:
             row["record"] = result.encoded.decode()
-            conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(record=row["record"]))
+            self.store.record_decision(conn, row["id"], row["record"])
         return 200, round_answer(row)
 
     def finish(self, conn: Connection, game: Game, row: dict[str, Any], result: runner.RoundResult, now: int,
@@ -456,7 +254,7 @@ class Server:
         """Pay a completed round (the progressive jackpot inside its win), keep its carried state.
         ``row`` is the round's row as it stands; it is brought up to date. ``state_before``, when
         known, spares writing carried state that did not change. ``claim``: the jackpot's claim
-        made outside the transaction (:meth:`resume_ahead`)."""
+        made outside the transaction (:func:`~slotforge.rgs.rounds.ahead.resume_ahead`)."""
         jackpot = 0
         if result.progressive_won and not row["fun"]:  # play money never claims a real pool
             won = self.jackpots.claim(conn, game, row["id"], now, rate=self.pool_rate(row["currency"]),
@@ -468,8 +266,7 @@ class Server:
                    record=result.encoded.decode())
         if row.get("wallet_tx"):
             row["wallet_status"] = "credit_pending"
-        conn.execute(FINISH_ROUND, {"p_round": row["id"], "p_win": win, "p_jackpot": jackpot, "p_balance": balance,
-                                    "p_now": now, "p_record": row["record"]})
+        self.store.finish_round(conn, row)
         if carries_state(game) and result.state != state_before:
             self.keep_state(conn, row["player_id"], game.code, result.state)
         if row["autoplay_id"] is not None:
@@ -482,8 +279,8 @@ class Server:
         row.update(status="void", void_reason=reason, balance_after=balance, finished_at=now)
         if row.get("wallet_tx"):
             row["wallet_status"] = "rollback_pending"
-        conn.execute(update(rounds).where(rounds.c.id == row["id"]).values(
-            status="void", void_reason=reason, balance_after=balance, finished_at=now))
+        self.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=balance,
+                              finished_at=now)
         return 500, {"error": "MALFUNCTION", "message": "the round failed; it is void and the stake is refunded",
                      "refunded": True, "round": row["id"], "balance": to_text(balance)}
 
@@ -491,217 +288,34 @@ class Server:
         """Insert the round ``row`` describes with its ``record`` (JSON); ``row`` gains its id,
         status and record. A seamless round's placeholder (``row`` has its id) becomes the round."""
         row.update(status="awaiting" if awaiting else "open", record=record.decode())
-        if "id" in row:
-            conn.execute(PLAY_PLACEHOLDER, {"p_round": row["id"], "p_status": row["status"], "p_record": row["record"],
-                                            "p_before": row["balance_before"], "p_after": row["balance_after"],
-                                            "p_now": row["started_at"]})
-            return
-        row["id"] = conn.execute(INSERT_ROUND, row).scalar_one()
-
-    # -- refusals -------------------------------------------------------------------------------
-    def refuse_open_round(self, conn: Connection, player_id: int, game: str) -> None:
-        open_round = conn.execute(OPEN_ROUND, {"p_player": player_id, "p_game": game}).scalar()
-        if open_round is not None:
-            raise RoundInProgress(f"round {open_round} of {game} waits for a decision; finish it "
-                                  "first", round=open_round)
-
-    def refuse_too_soon(self, player: dict[str, Any], jurisdiction: Jurisdiction, now: int) -> None:
-        last = player["last_round_at"]
-        if jurisdiction.min_round_ms and last is not None and now - last < jurisdiction.min_round_ms:
-            wait_ms = jurisdiction.min_round_ms - (now - last)
-            raise TooSoon(f"rounds must be at least {jurisdiction.min_round_ms} ms apart",
-                          retry_after_s=-(-wait_ms // 1000))
-
-    def refuse_stopped_autoplay(self, conn: Connection, auth: Auth, autoplay_id: int) -> None:
-        plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().first()
-        if plan is None or plan["session_id"] != auth.session_id:
-            raise not_found(f"autoplay {autoplay_id}")
-        if plan["stopped"]:
-            raise AutoplayStopped(f"autoplay {autoplay_id} stopped: {plan['stopped']}", reason=plan["stopped"])
+        self.store.insert_round(conn, row)
 
     # -- carried state and autoplay -------------------------------------------------------------
     def carried_state(self, conn: Connection, player_id: int, game: Game) -> dict[str, Any]:
-        raw = conn.execute(select(carried_state.c.state).where(
-            carried_state.c.player_id == player_id, carried_state.c.game == game.code)).scalar()
-        return json.loads(raw) if raw else {}
+        return self.store.carried_state(conn, player_id, game.code)
 
     def keep_state(self, conn: Connection, player_id: int, game: str, state: dict[str, Any]) -> None:
-        where = (carried_state.c.player_id == player_id, carried_state.c.game == game)
-        if conn.execute(select(carried_state.c.game).where(*where)).first() is None:
-            if state:
-                conn.execute(insert(carried_state).values(player_id=player_id, game=game, state=json.dumps(state)))
-        else:
-            conn.execute(update(carried_state).where(*where).values(state=json.dumps(state)))
+        self.store.keep_state(conn, player_id, game, state)
 
     def count_autoplay(self, conn: Connection, autoplay_id: int, stake: int, win: int, feature_played: bool) -> None:
         """Count a finished round against its autoplay plan and stop the plan on its conditions."""
-        plan = conn.execute(select(autoplays).where(autoplays.c.id == autoplay_id)).mappings().one()
+        plan = self.store.autoplay(conn, autoplay_id)
         played, net = plan["played"] + 1, plan["net"] + win - stake
-        rules = json.loads(plan["plan"])
-        reason = autoplay_stop(rules, played, net, win, feature_played)
-        conn.execute(update(autoplays).where(autoplays.c.id == autoplay_id).values(
-            played=played, net=net, stopped=plan["stopped"] or reason))
+        reason = rules.autoplay_stop(json.loads(plan["plan"]), played, net, win, feature_played)
+        self.store.count_autoplay(conn, autoplay_id, played, net, plan["stopped"] or reason)
 
     # -- reading --------------------------------------------------------------------------------
     def player_round(self, conn: Connection, player_id: int, round_id: int) -> dict[str, Any]:
-        row = conn.execute(select(rounds).where(rounds.c.id == round_id, rounds.c.player_id == player_id)
-                           ).mappings().first()
+        row = self.store.round_of(conn, round_id, player_id)
         if row is None:
             raise not_found(f"round {round_id}")
-        return dict(row)
-
-    # -- interrupted rounds ---------------------------------------------------------------------
-    def complete_stale_rounds(self, player_id: int | None = None) -> int:
-        """Complete open rounds older than their jurisdiction allows, with the default choices."""
-        now = self.now()
-        query = select(rounds.c.id, rounds.c.player_id, rounds.c.jurisdiction, rounds.c.started_at).where(
-            rounds.c.status == "awaiting")
-        if player_id is not None:
-            query = query.where(rounds.c.player_id == player_id)
-        with self.engine.connect() as conn:
-            candidates = conn.execute(query).all()
-        done = 0
-        for round_id, owner, jurisdiction, started_at in candidates:
-            profile = self.settings.jurisdiction(jurisdiction) or self.settings.jurisdiction("default")
-            if now - started_at < profile.interrupted_round_days * DAY_MS:
-                continue
-            try:
-                done += self.complete_stale_round(round_id, owner)
-            except DomainError as error:  # e.g. its jackpot service is away: the round waits for the next pass
-                log.warning("interrupted round %s not completed yet: %s", round_id, error.message)
-        return done
-
-    def complete_stale_round(self, round_id: int, owner: int) -> int:
-        """Complete one interrupted round with the default choices; 1 if done."""
-        ahead = self.resume_ahead(owner, round_id, None)
-        with self.transaction() as conn:
-            lock_player(conn, owner)
-            row = dict(conn.execute(select(rounds).where(rounds.c.id == round_id)).mappings().one())
-            if row["status"] != "awaiting" or not self.warmup.ready(row["game"]):  # the next pass, once ready
-                return 0
-            game = self.played(row)
-            if ahead is not None:
-                self.continue_round(conn, game, row, *ahead.on(row))
-            else:
-                self.continue_round(conn, game, row, play_on(game, runner.RoundResult.of(json.loads(row["record"])),
-                                                             None))
-            log.info("completed interrupted round %s with the default choices", round_id)
-            return 1
-
-
-def stored_answer(conn: Connection, stored: Any, fingerprint: str) -> tuple[int, dict[str, Any]]:
-    """The answer stored with an idempotency key, for a request with this ``fingerprint`` (422 for
-    another request under the same key): its body, or its round as committed."""
-    if stored["request_hash"] != fingerprint:
-        raise KeyReused("Idempotency-Key: used before with another request", field="Idempotency-Key")
-    if stored["body"] is not None:
-        return stored["status_code"], json.loads(stored["body"])
-    row = conn.execute(select(rounds).where(rounds.c.id == stored["round_id"])).mappings().one()
-    return stored["status_code"], round_answer(row)
-
-
-def refuse_short_balance(balance: int, stake: int) -> None:
-    """402 ``INSUFFICIENT_FUNDS`` when ``balance`` does not cover ``stake`` (minor units)."""
-    if balance < stake:
-        raise InsufficientFunds(f"balance {to_text(balance)} is below the stake {to_text(stake)}",
-                                balance=to_text(balance))
-
-
-def round_answer(row: Any) -> dict[str, Any]:
-    """A round request's answer: the round as it stands and the player's balance after it."""
-    return {"round": round_view(row), "balance": to_text(row["balance_after"])}
-
+        return row
 
 def carries_state(game: Game) -> bool:
     """Whether the game carries state between a player's rounds (as its capabilities declare)."""
     return game.capabilities.carries_state
 
 
-@dataclass(frozen=True)
-class Resumed:
-    """An awaiting round resumed before its transaction (:meth:`Server.resume_ahead`): the record
-    it was resumed from, the result, and its jackpot's claim made then (None: none made)."""
-
-    record: str
-    result: runner.RoundResult
-    claim: Claim | None
-
-    def on(self, row: dict[str, Any]) -> tuple[runner.RoundResult, Claim | None]:
-        """The result and claim for the round as its transaction found it (``row``); 409
-        ``REQUEST_IN_PROGRESS`` when another request moved the round on meanwhile (a claim made
-        for this one is then never confirmed, and released after its lease)."""
-        if row["record"] != self.record:
-            raise in_progress()
-        return self.result, self.claim
-
-
-def play_on(game: Game, waiting: runner.RoundResult, choice: str | None) -> runner.RoundResult:
-    """A waiting round resumed with ``choice``, or with the default choices to its end (None)."""
-    if choice is not None:
-        return runner.resume_round(game, waiting.record, choice)
-    result = waiting
-    while not result.complete:
-        result = runner.resume_round(game, result.record, default_choice(result))
-    return result
-
-
-def default_choice(result: runner.RoundResult) -> str:
-    """The choice made for a player who never came back: the first offered (games list the safe
-    one first: collect, take it, start)."""
-    return result.options[0]
-
-
-def autoplay_stop(rules: dict[str, Any], played: int, net: int, win: int, feature_played: bool) -> str | None:
-    """The reason an autoplay plan stops after a round, or None to go on."""
-    if rules.get("stop_on_any_win") and win > 0:
-        return "any_win"
-    if rules.get("stop_on_feature") and feature_played:
-        return "feature"
-    if rules.get("single_win_at_least") and win >= to_minor(Decimal(rules["single_win_at_least"])):
-        return "single_win_at_least"
-    if rules.get("cash_increase") and net >= to_minor(Decimal(rules["cash_increase"])):
-        return "cash_increase"
-    if rules.get("cash_decrease") and -net >= to_minor(Decimal(rules["cash_decrease"])):
-        return "cash_decrease"
-    if played >= rules["rounds"]:
-        return "rounds"
-    return None
-
-
 def server_of(request: Any) -> Server:
     """The server a request's app serves."""
     return request.app.state.server
-
-
-def lock_player(conn: Connection, player_id: int) -> dict[str, Any]:
-    """The player's row, locked until the transaction ends (PostgreSQL; SQLite holds the
-    database's write lock already)."""
-    return dict(conn.execute(LOCK_PLAYER, {"p_player": player_id}).mappings().one())
-
-
-def round_view(row: Any) -> dict[str, Any]:
-    """The round record a player or operator sees: the engine's record and the server's fields;
-    ``total_win`` includes any progressive jackpot."""
-    record = json.loads(row["record"])
-    record["total_win"] = to_text(row["win"]) if row["status"] == "complete" else record.get("total_win", "0.00")
-    return {
-        **record,
-        "id": row["id"],
-        "player": row["player_id"],
-        "status": record.get("status") if row["status"] in ("awaiting", "open") else row["status"],
-        "started_at": iso(row["started_at"]),
-        "finished_at": iso(row["finished_at"]),
-        "balance_before": to_text(row["balance_before"]),
-        "balance_after": to_text(row["balance_after"]),
-        "jackpot_win": to_text(row["jackpot_win"]),
-        "currency": row["currency"],
-        **({"void_reason": row["void_reason"]} if row["void_reason"] else {}),
-        **({"wallet": wallet_view(row)} if row.get("wallet_tx") else {}),
-    }
-
-
-def wallet_view(row: Any) -> dict[str, Any]:
-    """Where a seamless round stands with the operator's wallet: its debit's transaction id and
-    ``debited``, ``credit_pending`` (until the wallet acknowledges the win), ``settled``,
-    ``rollback_pending`` or ``rolled_back``."""
-    return {"transaction_id": row["wallet_tx"], "status": row.get("wallet_status") or "debited"}

@@ -20,11 +20,12 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
    so it is not stored twice), unless the key is there already;
 7. one commit, and the answer built around the record's JSON bytes as stored.
 
-On SQLite steps 3 to 6 are four statements (calls inside the process): :func:`commit_round`. On
-PostgreSQL, where each statement is a round trip, 2 to 7 are one call of a PL/pgSQL function,
-``slotforge_play_round`` (its statements in ``rgs/sql/play_round.sql``), sent on a
-connection in autocommit: the call is the whole transaction, one round trip with no ``BEGIN`` or
-``COMMIT`` of its own, :func:`commit_round_postgres`. Both send their statements straight to the
+Steps 2 to 6 are the store's :meth:`~slotforge.rgs.store.RoundStore.play_round`: on SQLite four
+statements (calls inside the process, :mod:`slotforge.rgs.store.sqlite`); on PostgreSQL, where
+each statement is a round trip, one call of a PL/pgSQL function, ``slotforge_play_round`` (its
+statements in ``rgs/sql/play_round.sql``), sent on a connection in autocommit: the call is the
+whole transaction, one round trip with no ``BEGIN`` or ``COMMIT`` of its own
+(:mod:`slotforge.rgs.store.postgres`). Both send their statements straight to the
 database's driver (:mod:`slotforge.db.driver`), past SQLAlchemy's execution layer, which cost
 about as much CPU as the statements. A round still waiting for a decision also stores its answer
 as sent, as the round will change (on PostgreSQL a second statement, after the call: the answer
@@ -38,7 +39,7 @@ on the event loop instead: they cost more server CPU a round than a thread's syn
 
 When a conditional statement changes nothing (too little money, too soon, a round waiting for a
 decision, the key answered already), the transaction (its savepoint, on SQLite; on PostgreSQL
-the function's call, which raises :data:`REFUSED` once the player's row is settled) is rolled
+the function's call, which raises ``SF001`` once the player's row is settled) is rolled
 back and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round
 (seamless wallets, autoplay, jackpots, carried state, a failing round function) takes the
 general path in
@@ -53,115 +54,23 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import orjson
-import psycopg
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Connection,
-    Integer,
-    String,
-    Text,
-    bindparam,
-    cast,
-    exists,
-    select,
-    text,
-    update,
-)
 
-from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
 from slotforge.rgs.errors import InvalidBet, field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.rounds import rules
 from slotforge.rgs.rounds.claims import claim_number, in_progress
-from slotforge.rgs.rounds.service import (
-    STORED_ANSWER,
-    Auth,
-    Server,
-    carries_state,
-    iso,
-    refuse_short_balance,
-    stored_answer,
-    wallet_view,
-)
-from slotforge.rgs.schema import idempotency, is_awaiting, ledger, players, rounds
+from slotforge.rgs.rounds.service import Auth, Server, carries_state
+from slotforge.rgs.rounds.views import iso, wallet_view
+from slotforge.rgs.store import Refused, StraightRound, latest_allowed
 
 log = logging.getLogger("slotforge.rgs")
 Result = TypeVar("Result")
 
-NEVER = 2**62  # a "latest allowed last round" that every time meets: no least time between rounds
 RETRIES = 3  # a refusal that is gone when looked into (a deposit meanwhile) is tried again
-
-
-# -- the statements, built once ----------------------------------------------------------------
-# 3. Take the stake and pay the win, if the balance covers the stake and the round is not too soon.
-SETTLE = (update(players)
-          .where(players.c.id == bindparam("p_player"), players.c.balance >= bindparam("p_stake"),
-                 players.c.last_round_at.is_(None) | (players.c.last_round_at <= bindparam("p_latest")))
-          .values(balance=players.c.balance - bindparam("p_stake") + bindparam("p_win"),
-                  last_round_at=bindparam("p_now"))
-          .returning(players.c.balance))
-
-# 4. The finished round, unless a round of the game waits for a decision.
-ROUND_FIELDS = {
-    "player_id": BigInteger, "session_id": BigInteger, "game": String, "status": String, "fun": Boolean,
-    "currency": String, "jurisdiction": String, "stake": BigInteger, "win": BigInteger, "jackpot_win": BigInteger,
-    "balance_before": BigInteger, "balance_after": BigInteger, "record": Text, "started_at": BigInteger,
-    "finished_at": BigInteger,
-}
-AWAITING = exists().where(rounds.c.player_id == bindparam("player_id"), rounds.c.game == bindparam("game"),
-                          is_awaiting(rounds))
-INSERT_ROUND = (rounds.insert()
-                .from_select(list(ROUND_FIELDS), select(*(cast(bindparam(name), kind)
-                                                          for name, kind in ROUND_FIELDS.items())).where(~AWAITING))
-                .returning(rounds.c.id))
-
-# 5. The ledger's entries of the round.
-ENTRIES = ledger.insert().values({name: bindparam(name) for name in ("player_id", "kind", "amount", "round_id",
-                                                                     "created_at")})
-
-
-# 6. The key stored with its round, unless stored already (returns the round id when stored now).
-# Plain SQL: SQLAlchemy cannot cache its SQLite ``on_conflict_do_nothing`` construct, and compiled
-# it anew for every round.
-STORE_KEY = text("INSERT INTO idempotency (player_id, key, request_hash, status_code, body, round_id, created_at) "
-                 "VALUES (:player_id, :key, :request_hash, :status_code, :body, :round_id, :created_at) "
-                 "ON CONFLICT DO NOTHING RETURNING round_id")
-KEEP_ANSWER = update(idempotency).where(idempotency.c.player_id == bindparam("p_player"),
-                                        idempotency.c.key == bindparam("p_key")).values(body=bindparam("p_body"))
-
-# PostgreSQL: steps 2 to 6 are one call of ``slotforge_play_round``, a PL/pgSQL function (its
-# statements in ``rgs/sql/play_round.sql``), sent in autocommit: the call is the round's whole
-# transaction and its one round trip. It answers whether the claim was held, and the round's id
-# and the balance (None: nothing was settled); a refusal after the settling raises REFUSED.
-PLAY_ROUND = text("""
-SELECT claim_held, new_round, new_balance FROM slotforge_play_round(
-    p_claim => :p_claim, p_player => :p_player, p_stake => :p_stake, p_win => :p_win, p_now => :p_now,
-    p_latest => :p_latest, p_session => :p_session, p_game => :p_game, p_status => :p_status, p_fun => :p_fun,
-    p_currency => :p_currency, p_jurisdiction => :p_jurisdiction, p_record => :p_record,
-    p_finished_at => :p_finished_at, p_key => :p_key, p_request_hash => :p_request_hash,
-    p_status_code => :p_status_code)
-""").bindparams(*(bindparam(name, type_=kind) for name, kind in (
-    ("p_claim", BigInteger), ("p_player", BigInteger), ("p_stake", BigInteger), ("p_win", BigInteger),
-    ("p_now", BigInteger), ("p_latest", BigInteger), ("p_session", BigInteger), ("p_game", Text),
-    ("p_status", Text), ("p_fun", Boolean), ("p_currency", Text), ("p_jurisdiction", Text), ("p_record", Text),
-    ("p_finished_at", BigInteger), ("p_key", Text), ("p_request_hash", Text), ("p_status_code", Integer))))
-REFUSED = "SF001"  # the SQLSTATE of the functions' refusals (rgs/sql/*.sql raise it)
-PLAYER = select(players.c.balance, players.c.last_round_at).where(players.c.id == bindparam("p_player"))
-
-
-# Each statement as the database's driver takes it (see :mod:`slotforge.db.driver`).
-ON_SQLITE = {name: DriverStatement.of(statement, "sqlite") for name, statement in (
-    ("settle", SETTLE), ("round", INSERT_ROUND), ("entries", ENTRIES), ("key", STORE_KEY), ("answer", KEEP_ANSWER))}
-ON_POSTGRES = {name: DriverStatement.of(statement, "postgresql") for name, statement in (
-    ("play_round", PLAY_ROUND), ("answer", KEEP_ANSWER))}
-
-
-class Refused(Exception):
-    """A conditional statement changed nothing: the transaction is rolled back, :func:`refusal` says why."""
 
 
 def straight(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
@@ -180,8 +89,7 @@ async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script
     """Play a round of the straight kind: ``(status, JSON answer)``; None when the round function
     failed (the caller plays it on the general path, which voids a malfunction and refunds it).
     Runs on the event loop; only the transaction leaves it (see :func:`write`)."""
-    server.check_key(key)
-    with server.in_flight(auth.player_id, key):
+    with server.once.running(auth.player_id, key) as key:
         result = play(server, auth, game, bet, script)
         if result is None:
             return None
@@ -211,39 +119,29 @@ def play(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script
 
 
 async def write(server: Server, auth: Auth, key: str, settlement: Callable[[], Settlement]) -> bytes:
-    """Commit the round (``settlement`` gives its figures at the transaction's start), holding the
-    key's claim: on SQLite in the next shared commit of the process's batched writes (no thread of
-    its own); on PostgreSQL, which groups concurrent commits itself, as one call of the round's
-    function in autocommit on one of the server's few write threads (see
-    :meth:`~slotforge.db.engine.Writer.run_autocommit`)."""
-    writer = server.transaction
-    with server.claims.outside(auth.player_id, key):
-        if writer.batches is not None:
-            return await writer.run(lambda conn: commit_round(DriverTransaction(conn, writer.listeners),
-                                                              settlement()))
-        return await writer.run_autocommit(lambda driver: commit_round_postgres(
-            DriverTransaction(driver, writer.listeners), settlement()))
+    """Commit the round (``settlement`` gives its figures at the transaction's start) in the
+    store's transaction of the fast path, holding the key's claim (SQLite's file lock here;
+    PostgreSQL's advisory lock is taken by the round's call); its answer."""
+    store = server.store
 
+    def commit(transaction) -> bytes:
+        round_ = settlement()
+        store.play_round(transaction, round_)
+        answer = round_.answer()
+        if round_.awaiting:  # it will change, its answer must not
+            store.keep_answer(transaction, auth.player_id, key, answer)
+        return answer
 
-async def claimed(server: Server, auth: Auth, key: str, job: Callable[[Connection], Result]) -> Result:
-    """``job(conn)`` in a write transaction handed over by the event loop, holding the key's
-    claim: on SQLite in the next shared commit of the process's batched writes (no thread of its
-    own); on PostgreSQL as a transaction of its own on one of the server's few write threads
-    (see :meth:`~slotforge.db.engine.Writer.run`)."""
-    with server.claims.outside(auth.player_id, key):
-        return await server.transaction.run(job)
+    with server.once.claim(auth.player_id, key):
+        return await store.write("play_round", commit)
 
 
 @dataclass
-class Settlement:
-    """A round's figures for its transaction: what the player row is settled with, the round's
-    row (its balances once settled) and the key's row."""
+class Settlement(StraightRound):
+    """A straight round's figures (:class:`~slotforge.rgs.store.StraightRound`) and its result,
+    whose record the answer is built around."""
 
-    result: runner.RoundResult
-    settle: dict[str, Any]
-    row: dict[str, Any]
-    stored: dict[str, Any]
-    claim: int
+    result: runner.RoundResult | None = None
 
     @classmethod
     def of(cls, server: Server, auth: Auth, game: Game, stake: int, result: runner.RoundResult, key: str,
@@ -254,102 +152,18 @@ class Settlement:
         return cls(
             result=result,
             settle=dict(p_player=auth.player_id, p_stake=stake, p_win=win, p_now=now,
-                        p_latest=latest_allowed(auth, now)),
+                        p_latest=latest_allowed(auth.jurisdiction.min_round_ms, now)),
             row=dict(player_id=auth.player_id, session_id=auth.session_id, game=game.code,
                      status="awaiting" if awaiting else "complete", fun=auth.fun, currency=auth.currency,
                      jurisdiction=auth.jurisdiction_name, stake=stake, win=win, jackpot_win=0,
                      balance_before=None, balance_after=None, record=result.encoded.decode(),
                      started_at=now, finished_at=None if awaiting else now),
             stored=dict(player_id=auth.player_id, key=key, request_hash=fingerprint, status_code=200,
-                        created_at=now, body=None),  # the answer is the round as committed ...
+                        created_at=now, body=None),  # the answer is the round as committed
             claim=claim_number(auth.player_id, key))
-
-    @property
-    def awaiting(self) -> bool:
-        return self.row["status"] == "awaiting"
-
-    def settled(self, balance: int) -> None:
-        """The player's balance after the settling update: the round's balances."""
-        self.row.update(balance_before=balance + self.row["stake"] - self.row["win"], balance_after=balance)
-
-    def entries(self, round_id: int) -> list[dict[str, Any]]:
-        return ledger_entries(self.row["player_id"], round_id, self.row["stake"], self.row["win"],
-                              self.row["started_at"])
-
-    def call(self) -> dict[str, Any]:
-        """The arguments of ``slotforge_play_round`` (PostgreSQL), named as its parameters."""
-        row, stored = self.row, self.stored
-        return {**self.settle, "p_claim": self.claim, "p_session": row["session_id"], "p_game": row["game"],
-                "p_status": row["status"], "p_fun": row["fun"], "p_currency": row["currency"],
-                "p_jurisdiction": row["jurisdiction"], "p_record": row["record"], "p_finished_at": row["finished_at"],
-                "p_key": stored["key"], "p_request_hash": stored["request_hash"],
-                "p_status_code": stored["status_code"]}
 
     def answer(self) -> bytes:
         return answer_bytes(self.row, self.result)
-
-    def kept_answer(self, answer: bytes) -> dict[str, Any]:
-        """... unless the round is still open: it will change, its answer must not."""
-        return {"p_player": self.row["player_id"], "p_key": self.stored["key"], "p_body": answer.decode()}
-
-
-def commit_round(transaction: DriverTransaction, round_: Settlement) -> bytes:
-    """The round's transaction on SQLite (steps 3 to 7 of the module's description); its answer."""
-    statements = ON_SQLITE
-    settled = transaction.first(statements["settle"], round_.settle)
-    if settled is None:
-        raise Refused
-    round_.settled(settled[0])
-    inserted = transaction.first(statements["round"], round_.row)
-    if inserted is None:
-        raise Refused
-    round_id = round_.row["id"] = inserted[0]
-    transaction.send_many(statements["entries"], round_.entries(round_id))
-    if transaction.first(statements["key"], {**round_.stored, "round_id": round_id}) is None:
-        raise Refused
-    answer = round_.answer()
-    if round_.awaiting:
-        transaction.send(statements["answer"], round_.kept_answer(answer))
-    return answer
-
-
-def commit_round_postgres(transaction: DriverTransaction, round_: Settlement) -> bytes:
-    """The round on PostgreSQL (steps 2 to 7): one call of ``slotforge_play_round`` on a
-    connection in autocommit, which commits it; its answer."""
-    statements = ON_POSTGRES
-    try:
-        held, round_id, balance = transaction.first(statements["play_round"], round_.call())
-    except psycopg.Error as error:
-        if error.sqlstate == REFUSED:  # the failed statement undid the settling
-            raise Refused from error
-        raise
-    if not held:
-        raise in_progress()
-    if round_id is None:
-        raise Refused
-    round_.settled(balance)
-    round_.row["id"] = round_id
-    answer = round_.answer()
-    if round_.awaiting:
-        # A transaction of its own, after the round's: the answer holds the round's id and
-        # balances, which only the call knew. Should it be lost (the process stopped between the
-        # two), the key still points to the round, and a retry is answered with the round as it
-        # stands then.
-        transaction.send(statements["answer"], round_.kept_answer(answer))
-    return answer
-
-
-def latest_allowed(auth: Auth, now: int) -> int:
-    """The latest time of the player's last round that lets a round start at ``now``: the
-    jurisdiction's least time between rounds before it (:data:`NEVER`: none)."""
-    least_ms = auth.jurisdiction.min_round_ms
-    return now - least_ms if least_ms else NEVER
-
-
-def ledger_entries(player_id: int, round_id: int, stake: int, win: int, now: int) -> list[dict[str, Any]]:
-    """A round's rows of the ledger, for :data:`ENTRIES`: its stake and its win (a zero is no entry)."""
-    return [dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id, reference=None, created_at=now)
-            for kind, amount in (("stake", stake), ("win", win)) if amount]
 
 
 def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:
@@ -364,7 +178,7 @@ def answer_bytes(row: dict[str, Any], result: runner.RoundResult) -> bytes:
 
 
 def server_fields(row: dict[str, Any]) -> dict[str, Any]:
-    """What the server adds to the engine's record (see :func:`~slotforge.rgs.rounds.service.round_view`)."""
+    """What the server adds to the engine's record (see :func:`~slotforge.rgs.rounds.views.round_view`)."""
     return {"id": row["id"], "player": row["player_id"], "started_at": iso(row["started_at"]),
             "finished_at": iso(row["finished_at"]), "balance_before": to_text(row["balance_before"]),
             "balance_after": to_text(row["balance_after"]), "jackpot_win": to_text(row["jackpot_win"]),
@@ -376,11 +190,11 @@ def refusal(server: Server, auth: Auth, game: Game, stake: int, key: str,
     """Why a round's transaction changed nothing, looked up after its rollback: the stored answer
     of a request answered before, or the refusal (raised); None if the cause is gone (try again)."""
     with server.engine.connect() as conn:
-        stored = conn.execute(STORED_ANSWER, {"p_player": auth.player_id, "p_key": key}).mappings().first()
-        if stored is not None:
-            return stored_answer(conn, stored, fingerprint)
-        server.refuse_open_round(conn, auth.player_id, game.code)
-        player = conn.execute(PLAYER, {"p_player": auth.player_id}).mappings().one()
-    server.refuse_too_soon(dict(player), auth.jurisdiction, server.now())
-    refuse_short_balance(player["balance"], stake)
+        answered = server.once.recall(conn, auth.player_id, key, fingerprint)
+        if answered is not None:
+            return answered
+        rules.refuse_open_round(server.store, conn, auth.player_id, game.code)
+        player = server.store.player_clock(conn, auth.player_id)
+    rules.refuse_too_soon(player, auth.jurisdiction, server.now())
+    rules.refuse_short_balance(player["balance"], stake)
     return None

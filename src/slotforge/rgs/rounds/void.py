@@ -29,12 +29,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, select, update
+from sqlalchemy import Connection
 
 from slotforge.rgs.errors import invalid
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.service import carries_state
-from slotforge.rgs.schema import rounds
 
 REFERENCE_LENGTH = 100  # the ledger's reference column
 
@@ -80,8 +79,7 @@ def void_completed(server: Any, conn: Connection, row: dict[str, Any], reason: s
                                reference=reference(round_id, "reversal", reason), now=now)
     voided = Voided(refunded=row["stake"], reversed=taken, not_reversed=left)
     record = {**json.loads(row["record"]), "void": voided.as_json(reason)}
-    conn.execute(update(rounds).where(rounds.c.id == round_id).values(
-        status="void", void_reason=reason, record=json.dumps(record)))
+    server.store.void_round(conn, round_id, status="void", void_reason=reason, record=json.dumps(record))
     row.update(status="void", void_reason=reason, record=json.dumps(record))
     restored = restore_state(server, conn, row)
     return {"refunded": True, "win_reversed": to_text(taken), "win_not_reversed": to_text(left),
@@ -98,12 +96,10 @@ def restore_state(server: Any, conn: Connection, row: dict[str, Any]) -> bool | 
     game = server.games.that_played(row["game"], json.loads(row["record"]))
     if game is None or not carries_state(game):
         return None
-    counting = (rounds.c.player_id == row["player_id"], rounds.c.game == row["game"], rounds.c.status != "void")
-    if conn.execute(select(rounds.c.id).where(*counting, rounds.c.id > row["id"]).limit(1)).first() is not None:
+    state = server.store.state_left_before(conn, row)
+    if state is None:
         return False
-    before = conn.execute(select(rounds.c.record).where(*counting, rounds.c.id < row["id"])
-                          .order_by(rounds.c.id.desc()).limit(1)).scalar()
-    server.keep_state(conn, row["player_id"], row["game"], json.loads(before).get("state") or {} if before else {})
+    server.keep_state(conn, row["player_id"], row["game"], state)
     return True
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, text
 HERE = Path(__file__).parent
 
 # Every function, by the file that defines it (``play_round`` is ``slotforge_play_round``).
-FUNCTIONS = ("play_round", "hold_debit", "settle_at_wallet")
+FUNCTIONS = ("play_round", "hold_debit", "settle_at_wallet", "book_round")
 
 
 def function_name(name: str) -> str:

@@ -40,19 +40,7 @@ BEGIN
             USING ERRCODE = 'SF001';
     END IF;
 
-    INSERT INTO ledger (player_id, kind, amount, round_id, created_at)
-    SELECT p_player, entry.kind, entry.amount, new_round, p_now
-    FROM (VALUES ('stake', p_stake), ('win', p_win)) AS entry (kind, amount)
-    WHERE entry.amount > 0;
-
-    -- The answer is the round as committed: the key points to it.
-    INSERT INTO idempotency (player_id, key, request_hash, status_code, round_id, created_at)
-    VALUES (p_player, p_key, p_request_hash, p_status_code, new_round, p_now)
-    ON CONFLICT DO NOTHING;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'round refused: player % has answered key % already', p_player, p_key
-            USING ERRCODE = 'SF001';
-    END IF;
+    PERFORM slotforge_book_round(p_player, new_round, p_stake, p_win, p_now, p_key, p_request_hash, p_status_code);
 
     new_balance := settled_balance;
 END

@@ -51,25 +51,12 @@ BEGIN
             USING ERRCODE = 'SF001';
     END IF;
 
-    -- As the server's ledger_entries: the stake and the win, a zero no entry.
-    INSERT INTO ledger (player_id, kind, amount, round_id, created_at)
-    SELECT p_player, entry.kind, entry.amount, p_round, p_now
-    FROM (VALUES ('stake', p_stake), ('win', p_win)) AS entry (kind, amount)
-    WHERE entry.amount <> 0;
-
     -- Due at p_credit_due_at: the round's request sends it itself first (see at_wallet.py).
     INSERT INTO outbox (target, kind, key, round_id, payload, created_at, due_at, attempts)
     VALUES ('wallet', 'credit', p_credit_key, p_round, p_credit_payload, p_now, p_credit_due_at, 0)
     RETURNING id INTO credit_id;
 
-    -- The answer is the round as committed: the key points to it.
-    INSERT INTO idempotency (player_id, key, request_hash, status_code, round_id, created_at)
-    VALUES (p_player, p_key, p_request_hash, p_status_code, p_round, p_now)
-    ON CONFLICT DO NOTHING;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'round refused: player % has answered key % already', p_player, p_key
-            USING ERRCODE = 'SF001';
-    END IF;
+    PERFORM slotforge_book_round(p_player, p_round, p_stake, p_win, p_now, p_key, p_request_hash, p_status_code);
 
     new_balance := settled_balance;
 END

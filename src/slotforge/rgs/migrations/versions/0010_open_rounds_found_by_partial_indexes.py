@@ -18,16 +18,18 @@ down_revision = '0009'
 branch_labels = None
 depends_on = None
 
-AWAITING = sa.text("status = 'awaiting'")
-PENDING = sa.text("status = 'pending'")
+# Each partial index of rounds: its columns and the rows it holds.
+INDEXES = {
+    'ix_rounds_awaiting': (['player_id', 'game'], sa.text("status = 'awaiting'")),
+    'ix_rounds_pending': (['player_id'], sa.text("status = 'pending'")),
+}
 
 
 def upgrade() -> None:
-    op.create_index('ix_rounds_awaiting', 'rounds', ['player_id', 'game'], postgresql_where=AWAITING,
-                    sqlite_where=AWAITING)
-    op.create_index('ix_rounds_pending', 'rounds', ['player_id'], postgresql_where=PENDING, sqlite_where=PENDING)
+    for name, (columns, where) in INDEXES.items():
+        op.create_index(name, 'rounds', columns, postgresql_where=where, sqlite_where=where)
 
 
 def downgrade() -> None:
-    op.drop_index('ix_rounds_pending', table_name='rounds')
-    op.drop_index('ix_rounds_awaiting', table_name='rounds')
+    for name in reversed(INDEXES):
+        op.drop_index(name, table_name='rounds')

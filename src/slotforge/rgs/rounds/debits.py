@@ -1,0 +1,88 @@
+"""A seamless round on the general path (a round of an autoplay plan, of a jackpot game, of a
+game that carries state, or a fast path's rare case): its placeholder, which holds its debit's
+rollback, committed before the debit is sent between the round's two transactions; a debit the
+wallet declined voids the round. The money guarantees are :mod:`slotforge.rgs.wallets.seamless`'s."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection
+
+from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.rounds import rules
+from slotforge.rgs.rounds.claims import in_progress
+from slotforge.rgs.store.general import lock_player
+from slotforge.rgs.wallets.seamless import DebitIntent, Declined
+
+if TYPE_CHECKING:
+    from slotforge.rgs.rounds.service import Auth, Server
+
+
+def staked(server: Server, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
+           run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+    """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
+    before the round's transaction with its rollback held (see :mod:`slotforge.rgs.wallets.seamless`);
+    None for the internal wallet, and for a request answered already or still running."""
+    if auth.wallet != "seamless" or not key or server.once.answered_or_running(auth.player_id, key):
+        return run(None)
+    with server.transaction() as conn:
+        intent = hold_debit(server, conn, auth, key, game, to_minor(stake, "bet"), autoplay_id)
+    if intent is None:  # a twin of this request was answered meanwhile, in another process
+        return run(None)
+    server.seamless.track(intent)
+    committed = False
+    try:
+        server.seamless.send(intent)
+        answer = run(intent)
+        committed = True
+        return answer
+    finally:
+        server.seamless.settle(server.transaction, intent, committed)
+
+def hold_debit(server: Server, conn: Connection, auth: Auth, key: str, game: str, stake: int,
+               autoplay_id: int | None) -> DebitIntent | None:
+    """In a transaction of its own (``conn``), before a seamless round's debit: refuse what
+    would refuse the round, then write its placeholder, which holds its debit's rollback (to be
+    tracked once committed); unless a twin of this request got there first in another server
+    process: its debit in flight (409 ``REQUEST_IN_PROGRESS``), or its answer stored (None: the
+    caller answers from it)."""
+    player = lock_player(conn, auth.player_id)  # twins take turns here, whichever process they reach
+    if server.store.recall(conn, auth.player_id, key) is not None:
+        return None
+    if server.store.pending_twin(conn, auth.player_id, key) is not None:
+        raise in_progress()
+    now = server.now()
+    rules.refuse_open_round(server.store, conn, auth.player_id, game)
+    rules.refuse_too_soon(player, auth.jurisdiction, now)
+    if autoplay_id is not None:
+        rules.refuse_stopped_autoplay(server.store, conn, auth.session_id, autoplay_id)
+    balance = player["balance"]
+    placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
+                       currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0,
+                       jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
+                       started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
+                       wallet_status="debit_pending", request_key=key)
+    return server.seamless.hold(conn, placeholder, game)
+
+
+def declined(server: Server, conn: Connection, row: dict[str, Any], debit: DebitIntent, error: Declined,
+             now: int) -> tuple[int, dict[str, Any]]:
+    """A seamless debit that did not succeed: the round is void, its rollback delivered,
+    nothing taken; 402 when the wallet said so, else 503."""
+    server.seamless.declined(conn, debit, now)
+    reason = f"wallet: {error}"
+    row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
+               wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
+               record=json.dumps({"game": row["game"], "status": "void"}))
+    server.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=row["balance_before"],
+                          finished_at=now, record=row["record"])
+    if error.code == "INSUFFICIENT_FUNDS":
+        balance = {} if error.balance is None else {"balance": to_text(error.balance)}
+        return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
+                     "taken", "round": row["id"], **balance}
+    return 503, {"error": "WALLET_UNAVAILABLE", "message": f"{error}; the round is void and nothing was taken",
+                 "round": row["id"]}
