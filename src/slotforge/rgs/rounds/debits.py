@@ -5,18 +5,17 @@ wallet declined voids the round. The money guarantees are :mod:`slotforge.rgs.wa
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
 
-from slotforge.rgs.money import to_minor, to_text
+from slotforge.rgs.money import to_minor
 from slotforge.rgs.rounds import rules
 from slotforge.rgs.rounds.claims import in_progress
 from slotforge.rgs.store.general import lock_player
-from slotforge.rgs.wallets.seamless import DebitIntent, Declined
+from slotforge.rgs.wallets.seamless import DebitIntent
 
 if TYPE_CHECKING:
     from slotforge.rgs.rounds.service import Auth, Server
@@ -67,22 +66,3 @@ def hold_debit(server: Server, conn: Connection, auth: Auth, key: str, game: str
                        started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
                        wallet_status="debit_pending", request_key=key)
     return server.seamless.hold(conn, placeholder, game)
-
-
-def declined(server: Server, conn: Connection, row: dict[str, Any], debit: DebitIntent, error: Declined,
-             now: int) -> tuple[int, dict[str, Any]]:
-    """A seamless debit that did not succeed: the round is void, its rollback delivered,
-    nothing taken; 402 when the wallet said so, else 503."""
-    server.seamless.declined(conn, debit, now)
-    reason = f"wallet: {error}"
-    row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
-               wallet_tx=debit.transaction_id, wallet_status="rollback_pending",
-               record=json.dumps({"game": row["game"], "status": "void"}))
-    server.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=row["balance_before"],
-                          finished_at=now, record=row["record"])
-    if error.code == "INSUFFICIENT_FUNDS":
-        balance = {} if error.balance is None else {"balance": to_text(error.balance)}
-        return 402, {"error": "INSUFFICIENT_FUNDS", "message": f"the operator's wallet: {error}; nothing was "
-                     "taken", "round": row["id"], **balance}
-    return 503, {"error": "WALLET_UNAVAILABLE", "message": f"{error}; the round is void and nothing was taken",
-                 "round": row["id"]}

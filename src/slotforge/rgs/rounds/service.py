@@ -41,11 +41,12 @@ from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, EmbeddedJackpots, Jac
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.offer import Offer
 from slotforge.rgs.outbox import Outbox
-from slotforge.rgs.rounds import debits, gamble_cap, rules
-from slotforge.rgs.rounds.ahead import Resumed, play_on
+from slotforge.rgs.rounds import gamble_cap, rules
 from slotforge.rgs.rounds.claims import in_progress
+from slotforge.rgs.rounds.declined import declined
 from slotforge.rgs.rounds.lanes import Lanes
 from slotforge.rgs.rounds.once import Once
+from slotforge.rgs.rounds.resumed import Resumed, play_on
 from slotforge.rgs.rounds.views import round_answer
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.store import store_for
@@ -191,7 +192,7 @@ class Server:
             row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
             refused = self.seamless.keep(conn, debit)
             if refused is not None:
-                return debits.declined(self, conn, row, debit, refused, now)
+                return declined(self.seamless, self.store, conn, row, debit, refused, now)
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         self.store.touch_player(conn, auth.player_id, now)
         try:

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from slotforge.engine import round as runner
 from slotforge.rgs.errors import DomainError
-from slotforge.rgs.rounds.ahead import play_on, resume_ahead
+from slotforge.rgs.rounds.ahead import resume_ahead
+from slotforge.rgs.rounds.resumed import play_on
 from slotforge.rgs.store.general import lock_player
 
 if TYPE_CHECKING:

@@ -20,8 +20,8 @@ from sqlalchemy import BigInteger, Boolean, Integer, Text, TextClause, bindparam
 
 from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.rgs.rounds.claims import in_progress
-from slotforge.rgs.store import Placement, Refused, Result, RoundStore, StraightRound, WalletSettlement
 from slotforge.rgs.store.general import KEEP_ANSWER
+from slotforge.rgs.store.interface import Placement, Refused, Result, RoundStore, StraightRound, WalletSettlement
 
 REFUSED = "SF001"  # the SQLSTATE of the functions' refusals (rgs/sql/*.sql raise it)
 

@@ -14,7 +14,8 @@ from sqlalchemy import BigInteger, Boolean, String, Text, bindparam, cast, exist
 from slotforge.db.driver import DriverStatement, DriverTransaction
 from slotforge.rgs import outbox as mail
 from slotforge.rgs.schema import idempotency, is_awaiting, is_pending, ledger, outbox, players, rounds
-from slotforge.rgs.store import (
+from slotforge.rgs.store.general import KEEP_ANSWER
+from slotforge.rgs.store.interface import (
     Placement,
     Refused,
     Result,
@@ -23,7 +24,6 @@ from slotforge.rgs.store import (
     WalletSettlement,
     ledger_entries,
 )
-from slotforge.rgs.store.general import KEEP_ANSWER
 from slotforge.rgs.wallets import seamless as wallets
 
 OTHER = rounds.alias("other")
