@@ -110,6 +110,22 @@ class AutoplayStopped(DomainError):
     """The autoplay plan stopped."""
 
 
+class OwnLimitReached(DomainError):
+    """A round the player's own limits stop (see :mod:`slotforge.rgs.limits`)."""
+
+
+class LossLimitReached(OwnLimitReached):
+    """A stake that would take the player's net loss of a period past their own loss limit."""
+
+
+class SessionLimitReached(OwnLimitReached):
+    """A session past the player's own session time limit."""
+
+
+class TimedOut(OwnLimitReached):
+    """A player in a time-out they took."""
+
+
 class TooSoon(DomainError):
     """Rounds closer than the jurisdiction allows."""
 
