@@ -110,19 +110,16 @@ class AutoplayStopped(DomainError):
     """The autoplay plan stopped."""
 
 
-class OwnLimitReached(DomainError):
-    """A round the player's own limits stop (see :mod:`slotforge.rgs.limits`)."""
-
-
-class LossLimitReached(OwnLimitReached):
+# A round the player's own limits stop (see :mod:`slotforge.rgs.limits`):
+class LossLimitReached(DomainError):
     """A stake that would take the player's net loss of a period past their own loss limit."""
 
 
-class SessionLimitReached(OwnLimitReached):
+class SessionLimitReached(DomainError):
     """A session past the player's own session time limit."""
 
 
-class TimedOut(OwnLimitReached):
+class TimedOut(DomainError):
     """A player in a time-out they took."""
 
 
