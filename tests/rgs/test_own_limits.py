@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from slotforge.engine import round as runner
 from slotforge.rgs import limits
-from slotforge.rgs.api import access
+from slotforge.rgs.api import access, answers
 
 from .conftest import Api, losing_screen, screen_winning
 from .wallets import OPERATOR, WalletProcess, seamless_operator
@@ -133,8 +133,9 @@ def test_a_loss_limit_stops_play_at_the_limit_exactly(any_player, forced):
     assert exact.json()["round"]["total_bet"] == "0.10"
     again = player.play(bet=HALF)
     assert again.status_code == 403 and again.json()["remaining"] == "0.00"
-    shown = player.get("/v1/limits").json()["loss"]["day"]
-    assert shown == {"limit": "0.90", "pending": None, "net_loss": "0.90", "remaining": "0.00"}
+    answers.ErrorAnswer.model_validate(again.json())  # as /openapi.json declares it
+    whole = answers.Limits.model_validate(player.get("/v1/limits").json())
+    assert whole.loss.day.model_dump() == {"limit": "0.90", "pending": None, "net_loss": "0.90", "remaining": "0.00"}
     # A new limit for another period counts the rounds already played.
     week = set_limits(player, loss={"day": "0.90", "week": "5.00"}).json()["loss"]["week"]
     assert (week["net_loss"], week["remaining"]) == ("0.90", "4.10")
@@ -169,7 +170,9 @@ def test_tightening_holds_at_once_and_loosening_only_after_the_cooling_off(inter
     tighter = set_limits(player, loss={"day": "0.20"}).json()["loss"]["day"]
     assert tighter["limit"] == "0.20" and tighter["pending"] is None
     assert play_until_refused(player)[0] == ["0.20"]
-    looser = set_limits(player, loss={"day": "0.60"}).json()["loss"]["day"]
+    answer = set_limits(player, loss={"day": "0.60"}).json()
+    answers.Limits.model_validate(answer)
+    looser = answer["loss"]["day"]
     assert looser["limit"] == "0.20", "the old limit holds during the cooling-off"
     assert looser["pending"]["limit"] == "0.60"
     applies_at = looser["pending"]["applies_at"]
@@ -225,7 +228,7 @@ def test_a_session_time_limit_stops_the_sessions_rounds(any_player, forced, cloc
     clock.advance(1)
     refused = player.play()
     assert refused.status_code == 403, refused.text
-    assert (refused.json()["error"], refused.json()["field"], refused.json()["limit"]) == (
+    assert (refused.json()["error"], refused.json()["field"], refused.json()["minutes"]) == (
         "SESSION_LIMIT_REACHED", "session_minutes", 30)
 
 

@@ -1476,10 +1476,25 @@ export interface components {
              */
             field?: string | null;
             /**
+             * Limit
+             * @description the player's loss limit of the period (`LOSS_LIMIT_REACHED`)
+             */
+            limit?: string | null;
+            /**
              * Message
              * @description what went wrong, in words, naming the field
              */
             message: string;
+            /**
+             * Minutes
+             * @description the player's session time limit (`SESSION_LIMIT_REACHED`)
+             */
+            minutes?: number | null;
+            /**
+             * Period
+             * @description the loss limit's period (`LOSS_LIMIT_REACHED`)
+             */
+            period?: ("day" | "week" | "month") | null;
             /**
              * Reason
              * @description why the autoplay plan stopped (`AUTOPLAY_STOPPED`)
@@ -1491,10 +1506,20 @@ export interface components {
              */
             refunded?: boolean | null;
             /**
+             * Remaining
+             * @description what may still be staked in the period (`LOSS_LIMIT_REACHED`)
+             */
+            remaining?: string | null;
+            /**
              * Round
              * @description the round concerned (`ROUND_IN_PROGRESS`, `MALFUNCTION`, `WALLET_UNAVAILABLE`)
              */
             round?: number | null;
+            /**
+             * Until
+             * @description when the player's time-out ends (`TIMED_OUT`)
+             */
+            until?: string | null;
             /** @description the game's readiness (`GAME_WARMING_UP`) */
             warmup?: components["schemas"]["GameReadiness"] | null;
         } & {
@@ -6327,7 +6352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids; `LIMIT_EXCEEDED`: above the jurisdiction's limit; `LOSS_LIMIT_REACHED`: the stake would take the player's net loss of a period past their own loss limit (with `period`, `limit` and `remaining`); `SESSION_LIMIT_REACHED`: the session reached the player's own session time limit (with `limit`, in minutes); `TIMED_OUT`: the player took a time-out (with `until` and `Retry-After`); `GAME_NOT_ALLOWED`: a game not offered, or a jackpot game in a currency without a rate */
+            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids; `LIMIT_EXCEEDED`: above the jurisdiction's limit; `LOSS_LIMIT_REACHED`: the stake would take the player's net loss of a period past their own loss limit (with `period`, `limit` and `remaining`); `SESSION_LIMIT_REACHED`: the session reached the player's own session time limit (with `minutes`); `TIMED_OUT`: the player took a time-out (with `until` and `Retry-After`); `GAME_NOT_ALLOWED`: a game not offered, or a jackpot game in a currency without a rate */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -10,6 +10,7 @@ export interface ApiErrorBody {
   refunded?: boolean;
   period?: string;
   remaining?: string;
+  minutes?: number;
   until?: string;
 }
 
@@ -125,7 +126,7 @@ export function explain(error: unknown): string {
     case "LOSS_LIMIT_REACHED":
       return `Your loss limit per ${b.period ?? "period"} is reached (${b.remaining ?? "0.00"} left). Play resumes as older rounds leave the period.`;
     case "SESSION_LIMIT_REACHED":
-      return "Your session time limit is reached: no more rounds in this session.";
+      return `Your session time limit${b.minutes ? ` of ${b.minutes} minutes` : ""} is reached: no more rounds in this session.`;
     case "TIMED_OUT":
       return `You took a time-out: no play until ${b.until ?? "it ends"}.`;
     case "LIMIT_EXCEEDED":

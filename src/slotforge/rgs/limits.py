@@ -142,7 +142,7 @@ def refuse_round(conn: Connection, player_id: int, session_started_at: int, stak
     minutes = limits[SESSION].in_force(now)
     if minutes is not None and now >= session_started_at + minutes * MINUTE_MS:
         raise SessionLimitReached(f"session_minutes: this session reached your session time limit of {minutes} "
-                                  "minutes", field="session_minutes", limit=minutes)
+                                  "minutes", field="session_minutes", minutes=minutes)
     loss_limits = {period: limits[f"loss_{period}"].in_force(now) for period in PERIODS}
     if all(limit is None for limit in loss_limits.values()):
         return

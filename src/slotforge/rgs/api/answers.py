@@ -523,6 +523,13 @@ class ErrorAnswer(Open):
     reason: str | None = Field(None, description="why the autoplay plan stopped (`AUTOPLAY_STOPPED`)")
     refunded: bool | None = Field(None, description="the round is void and its stake returned (`MALFUNCTION`)")
     warmup: GameReadiness | None = Field(None, description="the game's readiness (`GAME_WARMING_UP`)")
+    period: Literal["day", "week", "month"] | None = Field(None, description="the loss limit's period "
+                                                                            "(`LOSS_LIMIT_REACHED`)")
+    limit: Money | None = Field(None, description="the player's loss limit of the period (`LOSS_LIMIT_REACHED`)")
+    remaining: Money | None = Field(None, description="what may still be staked in the period "
+                                                      "(`LOSS_LIMIT_REACHED`)")
+    minutes: int | None = Field(None, description="the player's session time limit (`SESSION_LIMIT_REACHED`)")
+    until: Time | None = Field(None, description="when the player's time-out ends (`TIMED_OUT`)")
 
 
 @dataclass(frozen=True)
@@ -559,7 +566,7 @@ LOSS_LIMIT_REACHED = Refusal(403, "LOSS_LIMIT_REACHED", "the stake would take th
                                                         "past their own loss limit (with `period`, `limit` and "
                                                         "`remaining`)", errors.LossLimitReached)
 SESSION_LIMIT_REACHED = Refusal(403, "SESSION_LIMIT_REACHED", "the session reached the player's own session time "
-                                                              "limit (with `limit`, in minutes)",
+                                                              "limit (with `minutes`)",
                                 errors.SessionLimitReached)
 TIMED_OUT = Refusal(403, "TIMED_OUT", "the player took a time-out (with `until` and `Retry-After`)", errors.TimedOut)
 NOT_FOUND = Refusal(404, "NOT_FOUND", "no such round, plan or player of yours", errors.NotFound)
