@@ -7,11 +7,14 @@ loss is known to the cent."""
 
 from __future__ import annotations
 
+import secrets
 from decimal import Decimal
 
 import pytest
-from hypothesis import given
+import schemathesis
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from schemathesis.checks import content_type_conformance, response_schema_conformance, status_code_conformance
 
 from slotforge.engine import round as runner
 from slotforge.rgs import limits
@@ -299,3 +302,26 @@ def test_a_limit_never_loosens_before_its_cooling_off(held, wanted, wait):
         assert later == (wanted if wait >= cooling else held)
     else:
         assert changed.in_force(now) == wanted == later
+
+
+def test_generated_requests_to_the_limits_never_get_a_server_error(internal, forced):
+    """Schemathesis against the limits' operations, for a player whose jurisdiction offers them:
+    every answer is one the operation declares, in its declared shape, and none is a 5xx."""
+    player = internal_player(internal)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", internal.client.app)
+    operations = [result.ok() for result in schema.get_all_operations()]
+    operations = [operation for operation in operations if operation.path.startswith("/v1/limits")]
+    assert len(operations) == 3
+    for operation in operations:
+
+        @settings(max_examples=60, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @given(case=operation.as_strategy())
+        def no_server_error(case):
+            case.headers = {**(case.headers or {}), **player.headers, "Idempotency-Key": secrets.token_hex(8)}
+            response = case.call()
+            assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.text}"
+            case.validate_response(response, checks=[status_code_conformance, content_type_conformance,
+                                                     response_schema_conformance])
+
+        no_server_error()
+    assert player.play().status_code in (200, 403)
