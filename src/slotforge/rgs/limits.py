@@ -104,10 +104,15 @@ NET_LOSSES = select(*(func.coalesce(func.sum(case((rounds.c.started_at > bindpar
     rounds.c.started_at > bindparam("p_since"))
 
 
+def stored_limits(conn: Connection, player_id: int) -> dict[str, Limit]:
+    """The player's limits as stored, by kind (only the kinds ever set)."""
+    rows = conn.execute(LIMITS, {"p_player": player_id}).mappings()
+    return {row["kind"]: Limit(row["value"], row["pending_value"], row["pending_at"]) for row in rows}
+
+
 def limits_of(conn: Connection, player_id: int) -> dict[str, Limit]:
     """The player's limits by kind (a kind never set: no limit)."""
-    rows = conn.execute(LIMITS, {"p_player": player_id}).mappings()
-    stored = {row["kind"]: Limit(row["value"], row["pending_value"], row["pending_at"]) for row in rows}
+    stored = stored_limits(conn, player_id)
     return {kind: stored.get(kind, Limit()) for kind in KINDS}
 
 
@@ -166,8 +171,8 @@ def set_limits(conn: Connection, player_id: int, wanted: Mapping[str, int | None
                cooling_off_ms: int) -> dict[str, Limit]:
     """Ask for each limit of ``wanted`` (by kind; None: no limit), in the caller's transaction
     (the player's row locked); the limits as they now stand."""
-    current = limits_of(conn, player_id)
-    stored = {row["kind"] for row in conn.execute(LIMITS, {"p_player": player_id}).mappings()}
+    stored = stored_limits(conn, player_id)
+    current = {kind: stored.get(kind, Limit()) for kind in KINDS}
     for kind, value in wanted.items():
         changed = current[kind].asked(value, now, cooling_off_ms)
         if changed == current[kind]:
