@@ -19,6 +19,7 @@ from schemathesis.checks import content_type_conformance, response_schema_confor
 from slotforge.engine import round as runner
 from slotforge.rgs import limits
 from slotforge.rgs.api import access, answers
+from slotforge.rgs.settings import SettingsError, load_settings
 
 from .conftest import Api, losing_screen, screen_winning
 from .wallets import OPERATOR, WalletProcess, seamless_operator
@@ -272,6 +273,16 @@ def test_limits_are_refused_where_the_jurisdiction_does_not_offer_them_and_in_fu
         assert answer.status_code == 403 and answer.json()["error"] == "FEATURE_DISABLED", answer.text
     rules = internal_player(internal).get("/v1/session").json()["jurisdiction"]["limits"]
     assert rules == {"enabled": True, "cooling_off_hours": 24, "time_out_hours": [1, 24], "max_session_minutes": 120}
+
+
+def test_a_jurisdictions_limits_are_validated_on_load_naming_the_field():
+    for limits_field, words in (({"time_out_hours": [24, 0]}, "time_out_hours: .*at least 1"),
+                                ({"time_out_hours": [24, 24]}, "time_out_hours: .*distinct"),
+                                ({"cooling_off_hours": -1}, "cooling_off_hours"),
+                                ({"enabled": True, "cooling_of_hours": 1}, "cooling_of_hours: Extra inputs")):
+        with pytest.raises(SettingsError, match=rf"jurisdictions\.x\.limits\.{words}"):
+            load_settings(None, jurisdictions={"x": {"limits": limits_field}})
+    assert load_settings(None).jurisdiction("uk").limits.enabled is False, "offered only where the operator says"
 
 
 # -- the arithmetic -----------------------------------------------------------------------------
