@@ -8,6 +8,7 @@ loss is known to the cent."""
 from __future__ import annotations
 
 import secrets
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 
 import pytest
@@ -143,6 +144,16 @@ def test_a_loss_limit_stops_play_at_the_limit_exactly(any_player, forced):
     # A new limit for another period counts the rounds already played.
     week = set_limits(player, loss={"day": "0.90", "week": "5.00"}).json()["loss"]["week"]
     assert (week["net_loss"], week["remaining"]) == ("0.90", "4.10")
+
+
+def test_rounds_sent_at_once_stop_at_the_limit_too(any_player, forced):
+    """Eight losing rounds of 0.20 sent together under a limit of 0.60: exactly three are played,
+    each round's check seeing the rounds committed before it (the player's row locked)."""
+    set_limits(any_player, loss={"day": "0.60"})
+    with ThreadPoolExecutor(8) as pool:
+        statuses = sorted(answer.status_code for answer in pool.map(lambda _: any_player.play(), range(8)))
+    assert statuses == [200] * 3 + [403] * 5, statuses
+    assert any_player.get("/v1/limits").json()["loss"]["day"]["net_loss"] == "0.60"
 
 
 def test_each_period_counts_its_own_rounds_and_a_win_frees_what_it_won(internal, forced, games, clock):
