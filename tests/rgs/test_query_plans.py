@@ -146,3 +146,21 @@ def test_the_reports_of_a_month_read_the_rounds_finished_in_it_alone(year_of_rou
     with year_of_rounds.connect() as conn:
         for query in (reports.daily_query(1, starts, zone), reports.rtp_query(1, starts[0], None)):
             assert_read_through(conn, query, "ix_rounds_finished", most_rows=2_000)
+
+
+def test_a_players_loss_over_a_month_reads_the_rounds_started_in_it_alone(year_of_rounds):
+    """A player with loss limits has their loss of the last 30 days read at every round start:
+    through the index by player and start time, about 600 of their year's 7,300 rounds, and the
+    figure is the books' (stakes less wins of its complete rounds)."""
+    from slotforge.rgs import limits
+
+    from .plans import assert_read_through
+
+    now = 365 * DAY_MS
+    since = {f"p_since_{period}": now - length for period, length in limits.PERIODS.items()}
+    query = limits.NET_LOSSES.params(p_player=2, p_since=min(since.values()), **since)
+    with year_of_rounds.connect() as conn:
+        assert_read_through(conn, query, "ix_rounds_player_started", most_rows=1_000)
+        losses = limits.net_losses(conn, 2, now)
+    month = [n for n in range(365 * 60) if 1 + n % 3 == 2 and n * DAY_MS // 60 > now - 30 * DAY_MS]
+    assert 500 < len(month) < 700 and losses["month"] == sum(20 - n % 50 for n in month)

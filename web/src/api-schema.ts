@@ -189,6 +189,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Limits
+         * @description The player's own limits: each in force, a loosening pending and when it applies, where the
+         *     loss of each period stands, a time-out running.
+         */
+        get: operations["get_limits_v1_limits_get"];
+        /**
+         * Put Limits
+         * @description Set the player's own limits, all of them (a limit left out or null is none): a tighter limit
+         *     holds at once, a looser one (or none) after the jurisdiction's cooling-off, shown as pending
+         *     until then. Asking again for the limit in force cancels its pending change.
+         */
+        put: operations["put_limits_v1_limits_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/limits/time-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take Time Out
+         * @description Block the player's own play for one of the jurisdiction's durations. It cannot be undone
+         *     or shortened: a second time-out that would end sooner leaves the first's end as it is.
+         */
+        post: operations["take_time_out_v1_limits_time_out_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/operator/alerts": {
         parameters: {
             query?: never;
@@ -1428,10 +1476,25 @@ export interface components {
              */
             field?: string | null;
             /**
+             * Limit
+             * @description the player's loss limit of the period (`LOSS_LIMIT_REACHED`)
+             */
+            limit?: string | null;
+            /**
              * Message
              * @description what went wrong, in words, naming the field
              */
             message: string;
+            /**
+             * Minutes
+             * @description the player's session time limit (`SESSION_LIMIT_REACHED`)
+             */
+            minutes?: number | null;
+            /**
+             * Period
+             * @description the loss limit's period (`LOSS_LIMIT_REACHED`)
+             */
+            period?: ("day" | "week" | "month") | null;
             /**
              * Reason
              * @description why the autoplay plan stopped (`AUTOPLAY_STOPPED`)
@@ -1443,10 +1506,20 @@ export interface components {
              */
             refunded?: boolean | null;
             /**
+             * Remaining
+             * @description what may still be staked in the period (`LOSS_LIMIT_REACHED`)
+             */
+            remaining?: string | null;
+            /**
              * Round
              * @description the round concerned (`ROUND_IN_PROGRESS`, `MALFUNCTION`, `WALLET_UNAVAILABLE`)
              */
             round?: number | null;
+            /**
+             * Until
+             * @description when the player's time-out ends (`TIMED_OUT`)
+             */
+            until?: string | null;
             /** @description the game's readiness (`GAME_WARMING_UP`) */
             warmup?: components["schemas"]["GameReadiness"] | null;
         } & {
@@ -1867,6 +1940,8 @@ export interface components {
              * @description days before an open round is completed for the player
              */
             interrupted_round_days: number;
+            /** @description the limits players may set on their own play */
+            limits: components["schemas"]["PlayerLimitsRules"];
             /**
              * Max Stake
              * @description largest total bet of one round, or null
@@ -1996,6 +2071,107 @@ export interface components {
             reference: string | null;
             /** Round Id */
             round_id: number | null;
+        };
+        /**
+         * Limits
+         * @description The player's own limits: each in force, any loosening pending and when it applies, a time-out
+         *     running. Tightening holds at once; loosening or removing waits `cooling_off_hours`.
+         */
+        Limits: {
+            /**
+             * Cooling Off Hours
+             * @description how long a loosened or removed limit waits before it applies
+             */
+            cooling_off_hours: number;
+            /**
+             * Currency
+             * @description the currency of the loss limits (the player's)
+             */
+            currency: string;
+            /** @description net loss limits per rolling period */
+            loss: components["schemas"]["LossLimits-Output"];
+            /**
+             * Max Session Minutes
+             * @description the longest session time limit the player may set
+             */
+            max_session_minutes: number;
+            /** @description the session time limit */
+            session_minutes: components["schemas"]["SessionLimit"];
+            /** @description the time-out running, or null */
+            time_out: components["schemas"]["TimeOut"] | null;
+            /**
+             * Time Out Hours
+             * @description the time-outs the player may take, in hours
+             */
+            time_out_hours: number[];
+        };
+        /**
+         * LimitsRequest
+         * @description The limits the player wants, all of them: a limit left out or null is no limit (removing
+         *     one, like loosening it, waits out the cooling-off).
+         */
+        LimitsRequest: {
+            /** @description net loss limits per rolling period, in the player's currency */
+            loss?: components["schemas"]["LossLimits-Input"];
+            /**
+             * Session Minutes
+             * @description the session time limit in minutes; null: none
+             */
+            session_minutes?: number | null;
+        };
+        /**
+         * LossLimit
+         * @description A net loss limit over a rolling period and where the player stands.
+         */
+        LossLimit: {
+            /**
+             * Limit
+             * @description the limit in force; null: none
+             */
+            limit: string | null;
+            /**
+             * Net Loss
+             * @description stakes less wins of the period's rounds (open rounds' stakes counted), 0.00 when the player is ahead
+             * @example 12.50
+             */
+            net_loss: string;
+            /** @description a loosening that waits, or null */
+            pending: components["schemas"]["PendingLoss"] | null;
+            /**
+             * Remaining
+             * @description what may still be staked before the limit stops play; null: no limit
+             */
+            remaining: string | null;
+        };
+        /** LossLimits */
+        "LossLimits-Input": {
+            /**
+             * Day
+             * @description the most net loss of any 24 hours; null: no limit
+             */
+            day?: string | null;
+            /**
+             * Month
+             * @description the most net loss of any 30 days; null: no limit
+             */
+            month?: string | null;
+            /**
+             * Week
+             * @description the most net loss of any 7 days; null: no limit
+             */
+            week?: string | null;
+        };
+        /**
+         * LossLimits
+         * @description The loss limits, one per rolling period.
+         */
+        "LossLimits-Output": {
+            /** @description over the last 24 hours */
+            day: components["schemas"]["LossLimit"];
+            /** @description over the last 30 days */
+            month: components["schemas"]["LossLimit"];
+            /** @description over the last 7 days */
+            week: components["schemas"]["LossLimit"];
         };
         /**
          * Me
@@ -2197,6 +2373,40 @@ export interface components {
             seed: string;
         };
         /**
+         * PendingLoss
+         * @description A loss limit's loosening (or removal) waiting out the cooling-off.
+         */
+        PendingLoss: {
+            /**
+             * Applies At
+             * @description when it holds; the limit in force holds until then
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            applies_at: string;
+            /**
+             * Limit
+             * @description the limit that will hold; null: none
+             */
+            limit: string | null;
+        };
+        /**
+         * PendingMinutes
+         * @description A session time limit's loosening (or removal) waiting out the cooling-off.
+         */
+        PendingMinutes: {
+            /**
+             * Applies At
+             * @description when it holds; the limit in force holds until then
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            applies_at: string;
+            /**
+             * Limit
+             * @description the limit that will hold, in minutes; null: none
+             */
+            limit: number | null;
+        };
+        /**
          * PlanLine
          * @description An autoplay plan and where it stands.
          */
@@ -2238,6 +2448,32 @@ export interface components {
              * @description why it stopped (player, operator, a limit ...); none while it runs
              */
             stopped: string | null;
+        };
+        /**
+         * PlayerLimitsRules
+         * @description The limits players may set on their own play, and how.
+         */
+        PlayerLimitsRules: {
+            /**
+             * Cooling Off Hours
+             * @description how long a loosened or removed limit waits before it applies
+             */
+            cooling_off_hours: number;
+            /**
+             * Enabled
+             * @description players may set their own limits (`/v1/limits`)
+             */
+            enabled: boolean;
+            /**
+             * Max Session Minutes
+             * @description the longest session time limit a player may set
+             */
+            max_session_minutes: number;
+            /**
+             * Time Out Hours
+             * @description the time-outs a player may take, in hours
+             */
+            time_out_hours: number[];
         };
         /** PlayerLine */
         PlayerLine: {
@@ -2895,6 +3131,24 @@ export interface components {
             /** @description how a bet's stake follows from its fields */
             stake_rule: components["schemas"]["StakeRule"];
         };
+        /**
+         * SessionLimit
+         * @description The session time limit.
+         */
+        SessionLimit: {
+            /**
+             * Ends At
+             * @description when this session's rounds stop starting; null: no limit
+             */
+            ends_at: string | null;
+            /**
+             * Limit
+             * @description the limit in force, in minutes; null: none
+             */
+            limit: number | null;
+            /** @description a loosening that waits, or null */
+            pending: components["schemas"]["PendingMinutes"] | null;
+        };
         /** SessionLine */
         SessionLine: {
             /** Id */
@@ -3043,6 +3297,26 @@ export interface components {
              * @description the reels (from 1) the symbol can land on, where not every reel
              */
             reels?: number[] | null;
+        };
+        /**
+         * TimeOut
+         * @description A time-out running.
+         */
+        TimeOut: {
+            /**
+             * Until
+             * @description no round starts before this
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            until: string;
+        };
+        /** TimeOutRequest */
+        TimeOutRequest: {
+            /**
+             * Hours
+             * @description how long to block play: one of the jurisdiction's `time_out_hours`
+             */
+            hours: number;
         };
         /**
          * Transaction
@@ -3824,6 +4098,199 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    get_limits_v1_limits_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The player's own limits: each in force, any loosening pending and when it applies, a time-out
+             *         running. Tightening holds at once; loosening or removing waits `cooling_off_hours`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    put_limits_v1_limits_put: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LimitsRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The player's own limits: each in force, any loosening pending and when it applies, a time-out
+             *         running. Tightening holds at once; loosening or removing waits `cooling_off_hours`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    take_time_out_v1_limits_time_out_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description required on every POST */
+                "Idempotency-Key"?: string | null;
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimeOutRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The player's own limits: each in force, any loosening pending and when it applies, a time-out
+             *         running. Tightening holds at once; loosening or removing waits `cooling_off_hours`.
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Limits"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_MISSING`: a `POST` without its `Idempotency-Key` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `REQUEST_IN_PROGRESS`: the same request (or the round's debit at a seamless wallet) is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field`; `IDEMPOTENCY_KEY_REUSED`: the key (or `reference`) was used before for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5885,7 +6352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids; `LIMIT_EXCEEDED`: above the jurisdiction's limit; `GAME_NOT_ALLOWED`: a game not offered, or a jackpot game in a currency without a rate */
+            /** @description `FEATURE_DISABLED`: what the jurisdiction or the mode forbids; `LIMIT_EXCEEDED`: above the jurisdiction's limit; `LOSS_LIMIT_REACHED`: the stake would take the player's net loss of a period past their own loss limit (with `period`, `limit` and `remaining`); `SESSION_LIMIT_REACHED`: the session reached the player's own session time limit (with `minutes`); `TIMED_OUT`: the player took a time-out (with `until` and `Retry-After`); `GAME_NOT_ALLOWED`: a game not offered, or a jackpot game in a currency without a rate */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -8,6 +8,10 @@ export interface ApiErrorBody {
   reason?: string;
   round?: number;
   refunded?: boolean;
+  period?: string;
+  remaining?: string;
+  minutes?: number;
+  until?: string;
 }
 
 export class ApiError extends Error {
@@ -119,6 +123,12 @@ export function explain(error: unknown): string {
       return "Your last request is still being handled; try again in a moment.";
     case "AUTOPLAY_STOPPED":
       return `Autoplay stopped: ${describeStop(b.reason)}.`;
+    case "LOSS_LIMIT_REACHED":
+      return `Your loss limit per ${b.period ?? "period"} is reached (${b.remaining ?? "0.00"} left). Play resumes as older rounds leave the period.`;
+    case "SESSION_LIMIT_REACHED":
+      return `Your session time limit${b.minutes ? ` of ${b.minutes} minutes` : ""} is reached: no more rounds in this session.`;
+    case "TIMED_OUT":
+      return `You took a time-out: no play until ${b.until ?? "it ends"}.`;
     case "LIMIT_EXCEEDED":
       return `That is above the limit allowed here: ${b.message}`;
     case "FEATURE_DISABLED":

@@ -7,6 +7,7 @@ import { BetPanel } from "./betpanel";
 import { JackpotTicker } from "./jackpots";
 import { clock, h, humanize, openModal } from "./dom";
 import { add, formatMoney, sub, toMinor } from "./money";
+import { openLimits } from "./limits";
 import { openHistory, openPaytable, openSettings, showIntro } from "./panels";
 import { WinPresenter } from "./presenter";
 import { Reels, frameTimes, startTimes, type Anticipation } from "./reels";
@@ -122,6 +123,7 @@ export class GamePage {
             this.settings = s;
           }),
         ),
+        this.rules.limits.enabled && this.session.mode === "real" ? button("Limits", () => void openLimits()) : null,
       ),
     );
     const meters = h(

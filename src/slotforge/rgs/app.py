@@ -31,6 +31,7 @@ from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import metrics
 from slotforge.rgs.api import backoffice, compliance, staff, web
+from slotforge.rgs.api import limits as limits_api
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
 from slotforge.rgs.api.http import INTERNAL, MAX_BODY_BYTES, coded_answer, error_answer, too_large, validation_error
@@ -84,6 +85,7 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app.state.fun_sessions = FunSessions(settings, engine, server.transaction, clock)
     app.state.jackpot_hub = Hub(offered_pools(server))
     app.include_router(player_api.router)
+    app.include_router(limits_api.router)
     app.include_router(operator_api.router)
     app.include_router(backoffice.router)
     app.include_router(backoffice.pages)

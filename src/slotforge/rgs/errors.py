@@ -110,6 +110,19 @@ class AutoplayStopped(DomainError):
     """The autoplay plan stopped."""
 
 
+# A round the player's own limits stop (see :mod:`slotforge.rgs.limits`):
+class LossLimitReached(DomainError):
+    """A stake that would take the player's net loss of a period past their own loss limit."""
+
+
+class SessionLimitReached(DomainError):
+    """A session past the player's own session time limit."""
+
+
+class TimedOut(DomainError):
+    """A player in a time-out they took."""
+
+
 class TooSoon(DomainError):
     """Rounds closer than the jurisdiction allows."""
 

@@ -134,6 +134,7 @@ rounds = Table(
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
     Index("ix_rounds_finished", "status", "finished_at"),  # the back office's reports: a range of finish times
+    Index("ix_rounds_player_started", "player_id", "started_at"),  # a player's loss over a period (own limits)
     sqlite_autoincrement=True,  # an id never given twice (a rolled-back round's may be named elsewhere)
 )
 # A seamless player's wins on their way to the wallet, summed on every round: partial, so that the
@@ -263,6 +264,33 @@ change_log = Table(
     Column("previous_hash", String(64), nullable=False),
     Column("hash", String(64), nullable=False, unique=True),
     sqlite_autoincrement=True,  # an id is never given twice, so a removed entry leaves a gap
+)
+
+# The limits a player sets on their own play (:mod:`slotforge.rgs.limits`), one row per kind
+# (``loss_day``, ``loss_week``, ``loss_month``: minor units of the player's currency;
+# ``session_minutes``): ``value`` the limit in force (null: none), and a loosening that waits out
+# its cooling-off, ``pending_value`` (null: the limit removed) from ``pending_at`` (null: nothing waits).
+player_limits = Table(
+    "player_limits", metadata,
+    Column("player_id", Id, ForeignKey("players.id"), primary_key=True),
+    Column("kind", String(20), primary_key=True),
+    Column("value", BigInteger, nullable=True),
+    Column("pending_value", BigInteger, nullable=True),
+    Column("pending_at", BigInteger, nullable=True),
+    Column("updated_at", BigInteger, nullable=False),
+)
+
+# A player's time-outs: no round of theirs starts from ``started_at`` until ``until``; kept, not
+# overwritten, so that what the player asked for stays on record.
+player_time_outs = Table(
+    "player_time_outs", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("player_id", Id, ForeignKey("players.id"), nullable=False),
+    Column("hours", Integer, nullable=False),
+    Column("started_at", BigInteger, nullable=False),
+    Column("until", BigInteger, nullable=False),
+    Index("ix_player_time_outs_player", "player_id", "until"),
+    sqlite_autoincrement=True,
 )
 
 # Secrets the server makes for itself and every process of it shares (the key of dispute links,

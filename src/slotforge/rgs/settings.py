@@ -40,6 +40,27 @@ class AutoplayRules(Strict):
     loss_limit_required: bool = True
 
 
+class PlayerLimits(Strict):
+    """The limits a player sets on their own play (docs/server.md, "Players' own limits"), when
+    the jurisdiction offers them: net loss limits per rolling day, week and month, a session time
+    limit, and a time-out. Tightening a limit holds at once; loosening or removing it only after
+    ``cooling_off_hours``, so that a decision taken in the heat of play cannot undo a calmer one."""
+
+    enabled: bool = Field(False, description="players may set their own limits (and the server enforces them)")
+    cooling_off_hours: int = Field(24, ge=0, le=24 * 31,
+                                   description="how long a loosened or removed limit waits before it applies")
+    time_out_hours: list[int] = Field([24, 168, 720], min_length=1,
+                                      description="the time-outs a player may take, in hours")
+    max_session_minutes: int = Field(24 * 60, ge=1, description="the longest session time limit a player may set")
+
+    @field_validator("time_out_hours")
+    @classmethod
+    def _durations(cls, hours: list[int]) -> list[int]:
+        if any(hour < 1 for hour in hours) or len(set(hours)) != len(hours):
+            raise ValueError(f"expected distinct whole hours of at least 1, got {hours}")
+        return sorted(hours)
+
+
 class Jurisdiction(Strict):
     """What one regulator allows; every rule is enforced by the server, not just hidden."""
 
@@ -54,6 +75,7 @@ class Jurisdiction(Strict):
     recall_rounds: int = Field(100, ge=1, description="how many past rounds a player may recall")
     interrupted_round_days: int = Field(90, ge=1, description="days before an open round is completed for the player")
     inactivity_minutes: int | None = Field(None, gt=0, description="session time-out; the server's when unset")
+    limits: PlayerLimits = Field(PlayerLimits(), description="the limits players may set on their own play")
 
 
 SHIPPED_JURISDICTIONS: dict[str, Jurisdiction] = {

@@ -205,6 +205,16 @@ class JurisdictionRules(Answer):
     recall_rounds: int = Field(description="how many past rounds a player may recall")
     interrupted_round_days: int = Field(description="days before an open round is completed for the player")
     inactivity_minutes: int | None = Field(description="the session's time-out; null: the server's")
+    limits: PlayerLimitsRules = Field(description="the limits players may set on their own play")
+
+
+class PlayerLimitsRules(Answer):
+    """The limits players may set on their own play, and how."""
+
+    enabled: bool = Field(description="players may set their own limits (`/v1/limits`)")
+    cooling_off_hours: int = Field(description="how long a loosened or removed limit waits before it applies")
+    time_out_hours: list[int] = Field(description="the time-outs a player may take, in hours")
+    max_session_minutes: int = Field(description="the longest session time limit a player may set")
 
 
 class RtpRange(Answer):
@@ -278,6 +288,67 @@ class AutoplayPlan(Answer):
     stopped: str | None = Field(description="why the plan stopped (`rounds`, `any_win`, `feature`, "
                                             "`single_win_at_least`, `cash_increase`, `cash_decrease`, `player`), "
                                             "or null while it runs")
+
+
+# -- players' own limits --------------------------------------------------------------------------
+class PendingLoss(Answer):
+    """A loss limit's loosening (or removal) waiting out the cooling-off."""
+
+    limit: Money | None = Field(description="the limit that will hold; null: none")
+    applies_at: Time = Field(description="when it holds; the limit in force holds until then")
+
+
+class PendingMinutes(Answer):
+    """A session time limit's loosening (or removal) waiting out the cooling-off."""
+
+    limit: int | None = Field(description="the limit that will hold, in minutes; null: none")
+    applies_at: Time = Field(description="when it holds; the limit in force holds until then")
+
+
+class LossLimit(Answer):
+    """A net loss limit over a rolling period and where the player stands."""
+
+    limit: Money | None = Field(description="the limit in force; null: none")
+    pending: PendingLoss | None = Field(description="a loosening that waits, or null")
+    net_loss: Money = Field(description="stakes less wins of the period's rounds (open rounds' stakes counted), "
+                                        "0.00 when the player is ahead")
+    remaining: Money | None = Field(description="what may still be staked before the limit stops play; null: no "
+                                                "limit")
+
+
+class LossLimits(Answer):
+    """The loss limits, one per rolling period."""
+
+    day: LossLimit = Field(description="over the last 24 hours")
+    week: LossLimit = Field(description="over the last 7 days")
+    month: LossLimit = Field(description="over the last 30 days")
+
+
+class SessionLimit(Answer):
+    """The session time limit."""
+
+    limit: int | None = Field(description="the limit in force, in minutes; null: none")
+    pending: PendingMinutes | None = Field(description="a loosening that waits, or null")
+    ends_at: Time | None = Field(description="when this session's rounds stop starting; null: no limit")
+
+
+class TimeOut(Answer):
+    """A time-out running."""
+
+    until: Time = Field(description="no round starts before this")
+
+
+class Limits(Answer):
+    """The player's own limits: each in force, any loosening pending and when it applies, a time-out
+    running. Tightening holds at once; loosening or removing waits `cooling_off_hours`."""
+
+    currency: str = Field(description="the currency of the loss limits (the player's)")
+    cooling_off_hours: int = Field(description="how long a loosened or removed limit waits before it applies")
+    time_out_hours: list[int] = Field(description="the time-outs the player may take, in hours")
+    max_session_minutes: int = Field(description="the longest session time limit the player may set")
+    loss: LossLimits = Field(description="net loss limits per rolling period")
+    session_minutes: SessionLimit = Field(description="the session time limit")
+    time_out: TimeOut | None = Field(description="the time-out running, or null")
 
 
 class Pool(Answer):
@@ -452,6 +523,13 @@ class ErrorAnswer(Open):
     reason: str | None = Field(None, description="why the autoplay plan stopped (`AUTOPLAY_STOPPED`)")
     refunded: bool | None = Field(None, description="the round is void and its stake returned (`MALFUNCTION`)")
     warmup: GameReadiness | None = Field(None, description="the game's readiness (`GAME_WARMING_UP`)")
+    period: Literal["day", "week", "month"] | None = Field(None, description="the loss limit's period "
+                                                                            "(`LOSS_LIMIT_REACHED`)")
+    limit: Money | None = Field(None, description="the player's loss limit of the period (`LOSS_LIMIT_REACHED`)")
+    remaining: Money | None = Field(None, description="what may still be staked in the period "
+                                                      "(`LOSS_LIMIT_REACHED`)")
+    minutes: int | None = Field(None, description="the player's session time limit (`SESSION_LIMIT_REACHED`)")
+    until: Time | None = Field(None, description="when the player's time-out ends (`TIMED_OUT`)")
 
 
 @dataclass(frozen=True)
@@ -484,6 +562,13 @@ GAME_NOT_ALLOWED = Refusal(403, "GAME_NOT_ALLOWED", "a game not offered, or a ja
                                                     "without a rate", errors.GameNotAllowed)
 GAMBLE_NOT_ALLOWED = Refusal(403, "GAMBLE_NOT_ALLOWED", "a gamble whose cap cannot be converted into the "
                                                         "player's currency; collect instead", errors.GambleNotAllowed)
+LOSS_LIMIT_REACHED = Refusal(403, "LOSS_LIMIT_REACHED", "the stake would take the player's net loss of a period "
+                                                        "past their own loss limit (with `period`, `limit` and "
+                                                        "`remaining`)", errors.LossLimitReached)
+SESSION_LIMIT_REACHED = Refusal(403, "SESSION_LIMIT_REACHED", "the session reached the player's own session time "
+                                                              "limit (with `minutes`)",
+                                errors.SessionLimitReached)
+TIMED_OUT = Refusal(403, "TIMED_OUT", "the player took a time-out (with `until` and `Retry-After`)", errors.TimedOut)
 NOT_FOUND = Refusal(404, "NOT_FOUND", "no such round, plan or player of yours", errors.NotFound)
 NO_SUCH_PATH = Refusal(404, "NOT_FOUND", "a code that makes no path of this API (`..`, or one holding `/`)",
                        errors.NoSuchPath)
@@ -520,7 +605,7 @@ GAME_WARMING_UP = Refusal(503, "GAME_WARMING_UP", "the game's round function is 
 # The one table of the domain's refusals: the HTTP layer answers an error with its row
 # (:func:`refusal_of`), and the routes declare theirs from it.
 REFUSALS = (KEY_MISSING, INVALID_SESSION, INVALID_API_KEY, SIGN_IN_REFUSED, FORBIDDEN, CSRF_REFUSED,
-            INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED,
+            INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED, LOSS_LIMIT_REACHED, SESSION_LIMIT_REACHED, TIMED_OUT,
             GAME_NOT_ALLOWED, GAMBLE_NOT_ALLOWED, NOT_FOUND, NO_SUCH_PATH, ROUND_IN_PROGRESS, CLAIM_NOT_COMMITTED,
             REQUEST_IN_PROGRESS,
             AUTOPLAY_STOPPED, TOO_LARGE, INVALID_BET, INVALID_CHOICE, KEY_REUSED, VALIDATION, MIN_ROUND_DURATION,
@@ -562,6 +647,7 @@ HEALTH = declare(Health)
 FUN_SESSION = declare(FunSession, VALIDATION, TOO_LARGE, RATE_LIMITED)
 SESSION = declare(Session, *PLAYER)
 PLAY_ROUND = declare(RoundAnswer, *PLAYER, *POSTED, INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED,
+                     LOSS_LIMIT_REACHED, SESSION_LIMIT_REACHED, TIMED_OUT,
                      GAME_NOT_ALLOWED, NOT_FOUND, ROUND_IN_PROGRESS, AUTOPLAY_STOPPED, INVALID_BET,
                      MIN_ROUND_DURATION, MALFUNCTION, WALLET_UNAVAILABLE, JACKPOT_UNAVAILABLE, GAME_WARMING_UP)
 DECIDE = declare(RoundAnswer, *PLAYER, *POSTED, GAMBLE_NOT_ALLOWED, NOT_FOUND, INVALID_CHOICE, MALFUNCTION,
@@ -571,6 +657,8 @@ ONE_ROUND = declare(VerifiedRound, *PLAYER, NOT_FOUND, GAME_WARMING_UP)
 START_AUTOPLAY = declare(AutoplayPlan, *PLAYER, *POSTED, FEATURE_DISABLED, LIMIT_EXCEEDED, GAME_NOT_ALLOWED,
                          INVALID_BET, JACKPOT_UNAVAILABLE)
 AUTOPLAY = declare(AutoplayPlan, *PLAYER, NOT_FOUND)
+LIMITS = declare(Limits, *PLAYER, FEATURE_DISABLED)
+TAKE_TIME_OUT = declare(Limits, *PLAYER, *POSTED, FEATURE_DISABLED)
 JACKPOTS = declare(Jackpots, *PLAYER, JACKPOT_UNAVAILABLE)
 JACKPOT_STREAM: Responses = {
     200: {"description": "Server-sent events: `values` every second (`{\"pools\": [{\"pool\", \"currency\", "

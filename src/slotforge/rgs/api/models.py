@@ -92,6 +92,25 @@ class AutoplayRequest(Body):
     cash_decrease: Money | None = Field(None, description="the loss limit")
 
 
+class LossLimits(Body):
+    day: Money | None = Field(None, description="the most net loss of any 24 hours; null: no limit")
+    week: Money | None = Field(None, description="the most net loss of any 7 days; null: no limit")
+    month: Money | None = Field(None, description="the most net loss of any 30 days; null: no limit")
+
+
+class LimitsRequest(Body):
+    """The limits the player wants, all of them: a limit left out or null is no limit (removing
+    one, like loosening it, waits out the cooling-off)."""
+
+    loss: LossLimits = Field(default_factory=LossLimits, description="net loss limits per rolling period, "
+                                                                       "in the player's currency")
+    session_minutes: int | None = Field(None, ge=1, description="the session time limit in minutes; null: none")
+
+
+class TimeOutRequest(Body):
+    hours: int = Field(description="how long to block play: one of the jurisdiction's `time_out_hours`")
+
+
 class FunSessionRequest(Body):
     currency: Currency
 

@@ -59,6 +59,7 @@ def hold_debit(server: Server, conn: Connection, auth: Auth, key: str, game: str
     rules.refuse_too_soon(player, auth.jurisdiction, now)
     if autoplay_id is not None:
         rules.refuse_stopped_autoplay(server.store, conn, auth.session_id, autoplay_id)
+    rules.refuse_past_own_limits(conn, auth.jurisdiction, auth.fun, auth.player_id, auth.started_at, stake, now)
     balance = player["balance"]
     placeholder = dict(player_id=auth.player_id, session_id=auth.session_id, game=game, fun=False,
                        currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0,

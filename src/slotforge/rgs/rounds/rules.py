@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from slotforge.rgs import limits
 from slotforge.rgs.errors import AutoplayStopped, InsufficientFunds, RoundInProgress, TooSoon, not_found
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.settings import Jurisdiction
@@ -39,6 +40,16 @@ def refuse_stopped_autoplay(store: RoundStore, conn: Connection, session_id: int
         raise not_found(f"autoplay {autoplay_id}")
     if plan["stopped"]:
         raise AutoplayStopped(f"autoplay {autoplay_id} stopped: {plan['stopped']}", reason=plan["stopped"])
+
+
+def refuse_past_own_limits(conn: Connection, jurisdiction: Jurisdiction, fun: bool, player_id: int,
+                           session_started_at: int, stake: int, now: int) -> None:
+    """The player's own limits, where the jurisdiction offers them (403 ``TIMED_OUT``,
+    ``SESSION_LIMIT_REACHED``, ``LOSS_LIMIT_REACHED``; :func:`slotforge.rgs.limits.refuse_round`).
+    Only the general path checks them: a session they guard never takes a fast path
+    (:func:`~slotforge.rgs.rounds.straight.plain`), so the rule has no SQL twin to keep in step."""
+    if limits.guarded(jurisdiction, fun):
+        limits.refuse_round(conn, player_id, session_started_at, stake, now)
 
 
 def refuse_short_balance(balance: int, stake: int) -> None:

@@ -179,8 +179,10 @@ class Server:
         rules.refuse_open_round(self.store, conn, auth.player_id, game.code)
         rules.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
-        if debit is None:  # a seamless wallet answers for itself
+        if debit is None:  # a seamless wallet answers for itself; its round's limits were checked before its debit
             rules.refuse_short_balance(player["balance"], stake)
+            rules.refuse_past_own_limits(conn, auth.jurisdiction, auth.fun, auth.player_id, auth.started_at, stake,
+                                         now)
         if autoplay_id is not None:
             rules.refuse_stopped_autoplay(self.store, conn, auth.session_id, autoplay_id)
         state = self.carried_state(conn, auth.player_id, game) if carries_state(game) else {}

@@ -58,6 +58,7 @@ import orjson
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
+from slotforge.rgs import limits
 from slotforge.rgs.errors import InvalidBet, field_of, invalid
 from slotforge.rgs.jackpots.embedded import has_pool
 from slotforge.rgs.money import to_minor, to_text
@@ -80,8 +81,10 @@ def straight(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
 
 def plain(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
     """Whether a round is of the simplest kind, whatever the wallet: no autoplay plan, no state
-    carried between rounds (its round function can run before its transaction), no jackpot pool."""
-    return autoplay_id is None and not carries_state(game) and not (has_pool(game) and not auth.fun)
+    carried between rounds (its round function can run before its transaction), no jackpot pool,
+    no player's own limits to check (those are checked on the general path only)."""
+    return (autoplay_id is None and not carries_state(game) and not (has_pool(game) and not auth.fun)
+            and not limits.guarded(auth.jurisdiction, auth.fun))
 
 
 async def play_straight(server: Server, auth: Auth, game: Game, bet: Bet, script: runner.Script | None,
