@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable
 from functools import cache
 
+import slotforge  # noqa: F401, I001  (first: it keys numba's disk cache on the source before numba reads its config)
 import numpy as np
 from numba import njit
 

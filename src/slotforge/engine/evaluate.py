@@ -22,7 +22,6 @@ from numba.extending import intrinsic, overload
 from slotforge.engine import events
 from slotforge.engine.jit import kernel
 from slotforge.engine.model import LineGameSpec, paylines
-from slotforge.engine.rng import bounded
 
 
 class PayTable(NamedTuple):
@@ -56,6 +55,9 @@ class CellSet(NamedTuple):
 
     symbols: np.ndarray  # int64[cells, k]: the symbols a cell can show, heaviest first
     cumulative: np.ndarray  # int64[cells, k]: running sums of their weights (padding repeats the total)
+    guide: np.ndarray  # uint16[tables, buckets]: per distinct weight table, where a pick's search starts
+    table: np.ndarray  # int64[cells]: the row of ``guide`` each cell reads
+    shift: int  # a pick's bucket in ``guide`` is ``pick >> shift``
 
 
 class ReelSet(NamedTuple):
@@ -141,14 +143,20 @@ def leading_line_wins(table, masks, stops, enabled, multiplier, log, leaders, le
     (which must include every paying symbol reel 1 shows).
 
     A line's only candidate symbol is the one its reel-1 cell counts as, unless that cell is a
-    wild. So when no line has two candidates, each symbol's lines are paid on their own by
-    adding the pay increments of every count they reach (no ranking needed); otherwise, and
-    whenever wins are logged, :func:`ranked_line_wins` pays each line its best pair.
+    wild. Each symbol's single-candidate lines are paid on their own by adding the pay
+    increments of every count they reach (no ranking needed); only the lines with two
+    candidates or more (a wild on reel 1) go through :func:`ranked_line_wins`, which pays each
+    its best pair, as it does every line whenever wins are logged.
     """
     if events.recording(log):
         return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
+    seen, shared = shared_leads(masks, stops, enabled, leaders, leader_count)
     total = 0
-    seen = np.uint64(0)
+    if shared:
+        total = ranked_line_wins(table, masks, stops, shared, 1, log)
+        enabled &= ~shared
+    if seen == shared:
+        return total * multiplier
     reels = masks.shape[0]
     increments = table.increments
     for i in range(leader_count):
@@ -156,9 +164,6 @@ def leading_line_wins(table, masks, stops, enabled, multiplier, log, leaders, le
         hit = enabled & masks[0, stops[0], symbol]
         if hit == 0:
             continue
-        if hit & seen:
-            return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
-        seen |= hit
         total += increments[symbol, 1] * popcount(hit)
         for reel in range(1, reels):
             hit &= masks[reel, stops[reel], symbol]
@@ -166,6 +171,20 @@ def leading_line_wins(table, masks, stops, enabled, multiplier, log, leaders, le
                 break
             total += increments[symbol, reel + 1] * popcount(hit)
     return total * multiplier
+
+
+@kernel
+def shared_leads(masks, stops, enabled, leaders, leader_count):
+    """The enabled lines reel 1 leads with any of the ``leaders``, and those it leads with two
+    or more (their reel-1 cell is a wild)."""
+    seen = np.uint64(0)
+    shared = np.uint64(0)
+    first = stops[0]
+    for i in range(leader_count):
+        hit = enabled & masks[0, first, leaders[i]]
+        shared |= seen & hit
+        seen |= hit
+    return seen, shared
 
 
 @kernel
@@ -264,18 +283,23 @@ def pay_best(best, symbol, count, multiplier, log):
 
 
 @kernel
-def draw_cell(cells, cell, stream):
-    """The symbol an independent reel of one cell shows: a weighted draw on its weights.
+def cell_total(cells, cell):
+    """The total of a cell's weights: its pick is a uniform draw below it."""
+    cumulative = cells.cumulative
+    return cumulative[cell, cumulative.shape[1] - 1]
 
-    The drawn index is the number of running sums at or below the pick, counted without a
-    branch: a search that stops early mispredicts on most cells and costs twice as much.
+
+@kernel
+def cell_symbol(cells, cell, pick):
+    """The symbol a cell shows for ``pick``: the one at the first index whose running sum
+    exceeds it. The guide table gives, for the pick's bucket, the first index whose running sum
+    exceeds the bucket's start: the answer itself, but in the few buckets a running sum cuts,
+    where a step or two more finds it.
     """
     cumulative = cells.cumulative
-    width = cumulative.shape[1]
-    pick = bounded(stream, cumulative[cell, width - 1])
-    index = 0
-    for i in range(width):
-        index += cumulative[cell, i] <= pick
+    index = np.int64(cells.guide[cells.table[cell], pick >> cells.shift])
+    while cumulative[cell, index] <= pick:
+        index += 1
     return cells.symbols[cell, index]
 
 
@@ -383,8 +407,12 @@ def compile_count_table(spec: LineGameSpec) -> CountTable:
     )
 
 
+GUIDE_BITS = 12  # a guide table has about 2**12 buckets: 8 KB a distinct weight table
+
+
 def compile_cells(spec: LineGameSpec, mode: str) -> CellSet:
-    """One mode's independent-reel weights as arrays, a table per cell (reading order)."""
+    """One mode's independent-reel weights as arrays, a table per cell (reading order), and the
+    guide tables of the distinct weight tables."""
     cells = spec.grid.reels * spec.grid.rows
     tables = spec.cell_weights[mode]
     tables = tables * cells if len(tables) == 1 else tables
@@ -397,7 +425,11 @@ def compile_cells(spec: LineGameSpec, mode: str) -> CellSet:
         symbols[cell, : len(heaviest)] = [spec.symbol_id(code) for code, _ in heaviest]
         cumulative[cell] = running[-1]
         cumulative[cell, : len(heaviest)] = running
-    return CellSet(symbols, cumulative)
+    distinct, table = np.unique(cumulative, axis=0, return_inverse=True)
+    shift = max(0, int(cumulative[:, -1].max()).bit_length() - GUIDE_BITS)
+    starts = np.arange((int(cumulative[:, -1].max()) >> shift) + 1, dtype=np.int64) << shift
+    guide = np.array([np.searchsorted(running, starts, side="right") for running in distinct], dtype=np.uint16)
+    return CellSet(symbols, cumulative, guide, table.reshape(-1).astype(np.int64), shift)
 
 
 def compile_reelset(spec: LineGameSpec, mode: str, table: PayTable) -> ReelSet:

@@ -101,11 +101,8 @@ def _rotl(x, k):
 
 
 @kernel
-def _xoshiro_next(stream):
-    s0 = stream[STATE]
-    s1 = stream[STATE + 1]
-    s2 = stream[STATE + 2]
-    s3 = stream[STATE + 3]
+def _xoshiro_step(s0, s1, s2, s3):
+    """One step of xoshiro256** on a state in four words: (the word drawn, the state after)."""
     result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -114,11 +111,17 @@ def _xoshiro_next(stream):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
+
+
+@kernel
+def _xoshiro_next(stream):
+    word, s0, s1, s2, s3 = _xoshiro_step(stream[STATE], stream[STATE + 1], stream[STATE + 2], stream[STATE + 3])
     stream[STATE] = s0
     stream[STATE + 1] = s1
     stream[STATE + 2] = s2
     stream[STATE + 3] = s3
-    return result
+    return word
 
 
 @kernel
@@ -146,6 +149,58 @@ def bounded(stream, n):
             product = (next_word(stream) >> np.uint64(32)) * bound
             low = product & _U32
     return np.int64(product >> np.uint64(32))
+
+
+# Many draws in a row: a loop that draws on every pass keeps a simulation stream's state in
+# registers instead of loading and storing it on every draw:
+#
+#     in_registers, state = holds(stream), hold(stream)
+#     for ...:
+#         value, state = bounded_on(stream, in_registers, state, n)
+#     release(stream, in_registers, state)
+#
+# The words and the values are those of ``bounded``; a buffered stream is never held.
+@kernel
+def holds(stream):
+    """Whether the stream's state can be held in registers: a simulation stream."""
+    return stream[MODE] == XOSHIRO
+
+
+@kernel
+def hold(stream):
+    """The xoshiro state of a simulation stream, to draw on in registers."""
+    return stream[STATE], stream[STATE + 1], stream[STATE + 2], stream[STATE + 3]
+
+
+@kernel
+def release(stream, in_registers, state):
+    """Store a held state back into its stream (when it was held)."""
+    if in_registers:
+        stream[STATE], stream[STATE + 1], stream[STATE + 2], stream[STATE + 3] = state
+
+
+@kernel
+def bounded_on(stream, in_registers, state, n):
+    """:func:`bounded`, on the held ``state`` when ``in_registers``: (the value, the state after)."""
+    if in_registers:
+        return bounded_held(state, n)
+    return bounded(stream, n), state
+
+
+@kernel
+def bounded_held(held, n):
+    """:func:`bounded` on a held state: (the same value, the state after)."""
+    bound = np.uint64(n)
+    word, s0, s1, s2, s3 = _xoshiro_step(held[0], held[1], held[2], held[3])
+    product = (word >> np.uint64(32)) * bound
+    low = product & _U32
+    if low < bound:
+        threshold = (_TWO32 - bound) % bound
+        while low < threshold:
+            word, s0, s1, s2, s3 = _xoshiro_step(s0, s1, s2, s3)
+            product = (word >> np.uint64(32)) * bound
+            low = product & _U32
+    return np.int64(product >> np.uint64(32)), (s0, s1, s2, s3)
 
 
 @kernel

@@ -12,11 +12,19 @@ from typing import NamedTuple
 import numpy as np
 
 from slotforge.engine import events
-from slotforge.engine.evaluate import draw_cell, fill_window, line_wins, stop_line_wins, symbol_count, window_masks
+from slotforge.engine.evaluate import (
+    cell_symbol,
+    cell_total,
+    fill_window,
+    line_wins,
+    stop_line_wins,
+    symbol_count,
+    window_masks,
+)
 from slotforge.engine.jit import kernel
 from slotforge.engine.model import MAX_SCATTERS
 from slotforge.engine.outcomes import forced_screen
-from slotforge.engine.rng import bounded
+from slotforge.engine.rng import bounded_on, hold, holds, release
 
 # Why a scripted round was refused, in a game's ``info`` work array (int64): the game's reason
 # (0: none), then the forced screen, the cell at fault (row, reel) and the symbol found there.
@@ -64,8 +72,11 @@ def land(reelset, outcomes, scratch, need_window):
     # Tuple fields are read once: every read of an array field inside a loop costs a
     # reference-count update, which at this speed is most of a round's time.
     stream, lengths, stops = outcomes.stream, reelset.lengths, scratch.stops
+    in_registers, state = holds(stream), hold(stream)
     for reel in range(stops.shape[0]):
-        stops[reel] = bounded(stream, lengths[reel])
+        stop, state = bounded_on(stream, in_registers, state, lengths[reel])
+        stops[reel] = stop
+    release(stream, in_registers, state)
     if need_window:
         fill_window(reelset, stops, scratch.window)
     return False
@@ -164,15 +175,20 @@ def land_cells(cells, outcomes, held, window, shown):
                 window[row, reel] = screen[row, reel]
                 shown[screen[row, reel]] += 1
         return forced
-    # This loop is most of a round's time on a 16-cell grid: no division to find a cell's place.
+    # This loop is most of a round's time on a 16-cell grid: no division to find a cell's place,
+    # and a simulation stream's state held in registers over the whole screen.
     stream = outcomes.stream
+    in_registers = holds(stream)
+    state = hold(stream)
     cell = 0
     for row in range(rows):
         for reel in range(reels):
             symbol = held[cell]
             if symbol < 0:
-                symbol = draw_cell(cells, cell, stream)
+                pick, state = bounded_on(stream, in_registers, state, cell_total(cells, cell))
+                symbol = cell_symbol(cells, cell, pick)
             window[row, reel] = symbol
             shown[symbol] += 1
             cell += 1
+    release(stream, in_registers, state)
     return -1

@@ -13,7 +13,7 @@ from slotforge.engine import events
 from slotforge.engine.evaluate import leading_line_wins, popcount, window_masks
 from slotforge.engine.jit import kernel
 from slotforge.engine.outcomes import forced_screen
-from slotforge.engine.rng import bounded
+from slotforge.engine.rng import bounded_on, hold, holds, release
 from slotforge.engine.spin import enabled_lines, refuse
 from slotforge.games.divine_fortune.kernels.common import (
     BASE,
@@ -43,14 +43,16 @@ def land_random(tables, stream, work, held, free):
     stops, modes, landed = work.stops, work.modes, work.landed
     scatters = 0
     coins = 0
+    in_registers, state = holds(stream), hold(stream)
     for reel in range(stops.shape[0]):
         mode = FREE if free else (HELD if held[reel] else BASE)
-        stop = bounded(stream, lengths[mode, reel])
+        stop, state = bounded_on(stream, in_registers, state, lengths[mode, reel])
         stops[reel] = stop
         modes[reel] = mode
         landed[reel] = wild_rows[mode, reel, stop]
         scatters += freespins[mode, reel, stop]
         coins += bonus[mode, reel, stop]
+    release(stream, in_registers, state)
     return scatters, coins
 
 
