@@ -22,7 +22,8 @@ from slotforge.rgs.backoffice import keys, users
 from slotforge.rgs.backoffice.roles import SCOPES
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import NotFound, SignInFailed, invalid
-from slotforge.rgs.rounds.service import iso, server_of
+from slotforge.rgs.rounds.service import server_of
+from slotforge.rgs.rounds.views import iso
 
 router = APIRouter(prefix="/v1/operator", tags=["back office access"])
 log = logging.getLogger("slotforge.rgs")
