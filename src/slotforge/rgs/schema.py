@@ -131,8 +131,10 @@ rounds = Table(
     # The model that played the round (``game/version:fingerprint``), computed by the database
     # from the record (migration 0016 gives each database its expression): never written.
     Column("model", Text, Computed(MODEL_OF_RECORD)),
-    # A free round: the grant it was played from (its stake the operator's promotional money).
+    # A free round: the grant it was played from (its stake the operator's promotional money) and
+    # the operator's reference of its campaign, which its history shows.
     Column("free_grant_id", Id, nullable=True),
+    Column("free_campaign", String(100), nullable=True),
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
     Index("ix_rounds_finished", "status", "finished_at"),  # the back office's reports: a range of finish times

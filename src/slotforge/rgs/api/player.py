@@ -101,8 +101,11 @@ def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
 
 @router.get("/session", response_model=None, responses=answers.SESSION)
 def session(auth: Player, request: Request) -> dict[str, Any]:
-    """The player, balance, jurisdiction rules, the games and their bets, any open rounds, and the
-    state carried between rounds of the games that keep one (Moon of Fortune's stickies)."""
+    """The player, balance, jurisdiction rules, the games and their bets, any open rounds, the
+    state carried between rounds of the games that keep one (Moon of Fortune's stickies), and the
+    free rounds the operator granted to play or to answer."""
+    from slotforge.rgs.api.free_rounds import free_rounds_of  # a module that builds on this one
+
     server = server_of(request)
     complete_stale_rounds(server, auth.player_id)
     now = server.now()
@@ -114,6 +117,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
             rounds.c.session_id == auth.session_id, rounds.c.status == "complete")).scalar_one()
         carried = conn.execute(select(carried_state.c.game, carried_state.c.state).where(
             carried_state.c.player_id == auth.player_id)).all()
+        free_rounds = free_rounds_of(conn, auth, now)
     return {
         "player": auth.player_id,
         "currency": auth.currency,
@@ -126,6 +130,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
         "net_position": to_signed_text(int(net)),
         "elapsed_s": (now - auth.started_at) // 1000,
         "carried_state": {game: json.loads(state) for game, state in carried if game in server.games},
+        "free_rounds": free_rounds,
     }
 
 
@@ -156,6 +161,10 @@ async def answer_round(server: Server, auth: Auth, body: RoundRequest, path: str
     or in a thread), a plain one at an operator's wallet likewise, any other in its operator's
     lane (the straight path answers the committed round's bytes as they are; the others a JSON
     body)."""
+    if body.free_round is not None:
+        from slotforge.rgs.api.free_rounds import play_free  # a module that builds on this one
+
+        return await server.lanes.run(auth.operator_id, lambda: play_free(server, auth, body, path, key))
     asked = ask(server, auth, body, path)
     if straight(auth, asked.game, body.autoplay):
         played = await play_straight(server, auth, asked.game, asked.bet, asked.script, key, asked.fingerprint)

@@ -70,6 +70,8 @@ CLAIMS = Need("read jackpot claims", ("read",), "finance")
 SETTLE = Need("settle jackpot claims", ("write",), "finance")
 READ_ADMIN = Need("read keys and users", ("read",), "admin")
 ADMIN = Need("manage keys, users and players' data", ("write",), "admin")
+CAMPAIGNS = Need("read free-round campaigns", ("rounds", "read"), "support")
+GRANT_FREE_ROUNDS = Need("make, grant and cancel free-round campaigns", ("rounds", "write"), "finance")
 EVERYONE = Need("sign in", SCOPES, "viewer")
 
 

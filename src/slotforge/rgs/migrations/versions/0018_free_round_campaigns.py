@@ -56,9 +56,11 @@ def upgrade() -> None:
     op.create_index('ix_free_grants_player', 'free_grants', ['player_id'])
     # Nullable and without a constraint: SQLite adds it in place, no table copy.
     op.add_column('rounds', sa.Column('free_grant_id', ID, nullable=True))
+    op.add_column('rounds', sa.Column('free_campaign', sa.String(100), nullable=True))
 
 
 def downgrade() -> None:
+    op.drop_column('rounds', 'free_campaign')
     op.drop_column('rounds', 'free_grant_id')
     op.drop_index('ix_free_grants_player', 'free_grants')
     op.drop_table('free_grants')
