@@ -9,10 +9,14 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 
 from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import free_grants, ledger, rounds
+
+from .conftest import audit as audit_command
 
 CAMPAIGNS = "/v1/operator/free-rounds/campaigns"
 BET = {"lines": 20, "coins_per_line": 1, "coin_value": "0.05"}  # a Dynasty bet of 1.00
@@ -248,3 +252,208 @@ def test_free_rounds_show_apart_in_the_game_report_and_their_stake_is_the_operat
                              .where(rounds.c.free_grant_id == grant_id, ledger.c.kind.in_(("promo", "stake")))).all()
     assert sorted(kinds) == [("promo", 100), ("promo", 100), ("stake", 100), ("stake", 100)]
     books_balance(api)
+
+
+# -- a seamless wallet ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def wallet(tmp_path_factory):
+    from .wallets import WalletProcess
+
+    process = WalletProcess(tmp_path_factory.mktemp("wallet")).start()
+    yield process
+    process.kill()
+
+
+@pytest.fixture
+def casino(make_api, games, wallet):
+    """An in-process server whose operator ``casino`` keeps its money at the wallet."""
+    from slotforge.rgs.api import access
+
+    from .conftest import Api
+    from .wallets import OPERATOR, seamless_operator
+
+    api = make_api({"dynasty": games["dynasty"]}, operators=seamless_operator(wallet.url, timeout_s=2))
+    server = api.client.app.state.server
+    with server.transaction() as conn:
+        key = access.add_operator(conn, OPERATOR, server.now())
+    casino = Api(api.client, key)
+    casino.server = server
+    return casino
+
+
+def test_a_seamless_free_round_debits_nothing_and_credits_its_win_as_promotional(casino, wallet, clock):
+    campaign = make_campaign(casino, clock, rounds=4)
+    player = casino.player("0.00")
+    wallet.deposit(player.player_id, "2.00")
+    grant_id = grant(casino, campaign["reference"], player)["grants"][0]["grant"]
+    won = Decimal(0)
+    for _ in range(4):
+        clock.advance(5)
+        body = player.finish(free_play(player, grant_id))
+        assert body["round"]["wallet"]["transaction_id"].startswith("free-")
+        won += Decimal(body["round"]["total_win"])
+    assert casino.server.outbox.drain(timeout=30, target="wallet")
+    books = wallet.books()
+    mine = [tx for tx in books["transactions"] if tx["player_id"] == player.player_id and tx["kind"] != "deposit"]
+    assert {tx["kind"] for tx in mine} == {"credit"}, "no debit for a free round"
+    assert len(mine) == 4 and sum(Decimal(tx["amount"]) for tx in mine) == won
+    assert Decimal(wallet.balance(player.player_id)) == Decimal("2.00") + won
+    with casino.server.engine.connect() as conn:
+        assert audit(conn) == []
+    sent = casino.server.outbox
+    with casino.server.engine.connect() as conn:
+        from slotforge.rgs.schema import outbox
+
+        payloads = [row for row in conn.execute(select(outbox.c.payload).where(outbox.c.kind == "credit")).scalars()]
+    assert payloads and all('"promotional": true' in p or '"promotional":true' in p for p in payloads), sent
+    assert all(campaign["reference"] in p for p in payloads)
+
+
+# -- exactly N, whatever the races ----------------------------------------------------------------
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(st.one_of(
+    st.tuples(st.just("grant"), st.integers(0, 2), st.integers(0, 1)),
+    st.tuples(st.just("play"), st.integers(0, 2), st.integers(0, 1), st.integers(0, 3)),
+    st.tuples(st.just("decline"), st.integers(0, 2), st.integers(0, 1)),
+    st.tuples(st.just("cancel"), st.integers(0, 1))), max_size=25))
+def test_any_interleaving_plays_at_most_the_rounds_granted_and_the_books_balance(api, clock, steps):
+    """Grants, plays (twins: the same key again), declines and cancels in any order: a play is
+    answered 200 exactly when the model says a round is left, a twin answers as its first, and
+    each grant's rounds played are its free rounds in the database, never more than granted."""
+    campaigns = [make_campaign(api, clock, rounds=2) for _ in range(2)]
+    people = [api.player("1.00") for _ in range(3)]
+    grants: dict[tuple[int, int], int] = {}  # (player, campaign) -> grant id
+    left: dict[int, int] = {}  # grant id -> rounds the model says are left
+    cancelled: set[int] = set()
+    answered: dict[tuple[int, str], Any] = {}  # (player, key) -> the first answer
+    for step in steps:
+        clock.advance(3)
+        if step[0] == "grant":
+            _, who, which = step
+            answer = api.operator("POST", f"{CAMPAIGNS}/{campaigns[which]['reference']}/grants",
+                                  json={"players": [{"player_id": people[who].player_id, "currency": "EUR"}]})
+            if which in cancelled:
+                assert answer.status_code == 409
+                continue
+            grant_id = answer.json()["grants"][0]["grant"]
+            left.setdefault(grant_id, 2)
+            grants[(who, which)] = grant_id
+        elif step[0] == "cancel":
+            assert api.operator("POST", f"{CAMPAIGNS}/{campaigns[step[1]]['reference']}/cancel").status_code == 200
+            cancelled.add(step[1])
+        elif step[0] == "decline" and (step[1], step[2]) in grants:
+            grant_id = grants[(step[1], step[2])]
+            answer = people[step[1]].post(f"/v1/free-rounds/{grant_id}", {"choice": "decline"})
+            playable = left[grant_id] > 0 and step[2] not in cancelled
+            assert answer.status_code == (200 if playable else 409), answer.text
+            left[grant_id] = 0
+        elif step[0] == "play" and (step[1], step[2]) in grants:
+            _, who, which, key = step
+            grant_id = grants[(who, which)]
+            body = {"game": "dynasty", "bet": {}, "free_round": grant_id}
+            twin = answered.get((who, f"k{key}"))
+            answer = people[who].post("/v1/rounds", body, key=f"k{key}-{grant_id}")
+            if twin is not None and twin[0] == grant_id:
+                assert (answer.status_code, answer.json()) == twin[1]
+                continue
+            playable = left[grant_id] > 0 and which not in cancelled
+            assert answer.status_code == (200 if playable else 409), answer.text
+            answered[(who, f"k{key}")] = (grant_id, (answer.status_code, answer.json()))
+            if playable:
+                left[grant_id] -= 1
+                people[who].finish(answer)
+    server = api.client.app.state.server
+    with server.engine.connect() as conn:
+        for grant_id, granted, spent in conn.execute(select(free_grants.c.id, free_grants.c.rounds_granted,
+                                                            free_grants.c.rounds_played)):
+            played = conn.execute(select(rounds.c.id).where(rounds.c.free_grant_id == grant_id)).all()
+            assert spent == len(played) <= granted
+        assert audit(conn) == []
+
+
+def test_twenty_parallel_requests_for_the_last_free_round_play_exactly_one(database_url, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from .conftest import ServerProcess
+
+    server = ServerProcess(database_url, tmp_path / "server.log").start()
+    try:
+        key = server.operator_key()
+        client = httpx.Client(base_url=server.url, timeout=60)
+        headers = {"X-Api-Key": key}
+        now = datetime.now(UTC)
+        reference = f"c-{secrets.token_hex(4)}"
+        made = client.post(CAMPAIGNS, headers=headers, json={
+            "reference": reference, "name": "Last one", "games": ["dynasty"], "bets": {"EUR": BET}, "rounds": 2,
+            "valid_from": (now - timedelta(minutes=1)).isoformat(), "valid_until": (now + timedelta(hours=1)).isoformat()})
+        assert made.status_code == 200, made.text
+        session = client.post("/v1/operator/sessions", headers=headers,
+                              json={"player_id": "racer", "currency": "EUR"}).json()
+        grant_id = client.post(f"{CAMPAIGNS}/{reference}/grants", headers=headers, json={
+            "players": [{"player_id": "racer", "currency": "EUR"}]}).json()["grants"][0]["grant"]
+        player = {"Authorization": f"Bearer {session['token']}"}
+        first = client.post("/v1/rounds", headers={**player, "Idempotency-Key": "first"},
+                            json={"game": "dynasty", "free_round": grant_id})
+        assert first.status_code == 200, first.text
+
+        def race(n: int) -> httpx.Response:
+            with httpx.Client(base_url=server.url, timeout=60) as own:
+                return own.post("/v1/rounds", headers={**player, "Idempotency-Key": f"race-{n}"},
+                                json={"game": "dynasty", "free_round": grant_id})
+
+        with ThreadPoolExecutor(20) as pool:
+            answers = list(pool.map(race, range(20)))
+        codes = sorted(answer.status_code for answer in answers)
+        assert codes.count(200) == 1, [answer.text for answer in answers]
+        assert {answer.json()["error"] for answer in answers if answer.status_code != 200} == {
+            "FREE_ROUNDS_UNAVAILABLE"}
+        shown = client.get(f"{CAMPAIGNS}/{reference}", headers=headers).json()["progress"]
+        assert shown["rounds_played"] == 2
+        checked = audit_command(database_url)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    finally:
+        server.kill()
+
+
+def test_a_free_round_killed_before_its_commit_is_played_once_on_retry(database_url, tmp_path):
+    import httpx
+
+    from .conftest import ServerProcess
+
+    log = tmp_path / "server.log"
+    dying = ServerProcess(database_url, log, extra_env={"SLOTFORGE_FAULT_AT": "before_commit"}).start()
+    server = None
+    try:
+        key = dying.operator_key()
+        headers = {"X-Api-Key": key}
+        now = datetime.now(UTC)
+        reference = f"c-{secrets.token_hex(4)}"
+        assert httpx.post(f"{dying.url}{CAMPAIGNS}", headers=headers, json={
+            "reference": reference, "name": "Crash", "games": ["dynasty"], "bets": {"EUR": BET}, "rounds": 1,
+            "valid_from": (now - timedelta(minutes=1)).isoformat(),
+            "valid_until": (now + timedelta(hours=1)).isoformat()}).status_code == 200
+        token = httpx.post(f"{dying.url}/v1/operator/sessions", headers=headers,
+                           json={"player_id": "crash", "currency": "EUR"}).json()["token"]
+        grant_id = httpx.post(f"{dying.url}{CAMPAIGNS}/{reference}/grants", headers=headers, json={
+            "players": [{"player_id": "crash", "currency": "EUR"}]}).json()["grants"][0]["grant"]
+        player = {"Authorization": f"Bearer {token}", "Idempotency-Key": "crash"}
+        body = {"game": "dynasty", "free_round": grant_id}
+        with pytest.raises(httpx.HTTPError):  # killed before the commit: no answer, nothing kept
+            httpx.post(f"{dying.url}/v1/rounds", headers=player, json=body, timeout=60)
+        dying.process.wait(30)
+        server = ServerProcess(database_url, log).start()
+        first = httpx.post(f"{server.url}/v1/rounds", headers=player, json=body, timeout=60)
+        again = httpx.post(f"{server.url}/v1/rounds", headers=player, json=body, timeout=60)
+        assert first.status_code == 200, first.text
+        assert again.json() == first.json()
+        other = httpx.post(f"{server.url}/v1/rounds", headers={**player, "Idempotency-Key": "other"}, json=body,
+                           timeout=60)
+        assert other.status_code == 409
+        checked = audit_command(database_url)
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+    finally:
+        for process in (dying, server):
+            if process is not None:
+                process.kill()
