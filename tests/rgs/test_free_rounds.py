@@ -480,3 +480,39 @@ def test_a_free_round_feeds_the_jackpot_pool_only_when_its_campaign_turns_it_on(
                            .where(rounds.c.free_grant_id == grant_id, jackpot_entries.c.kind == "contribution")).all()
         assert audit(conn) == []
     assert len(fed) == (3 if eligible else 0)
+
+
+class Pools:
+    """The jackpots of a server whose every game is taken for a jackpot game: what was contributed."""
+
+    remote = False
+
+    def __init__(self) -> None:
+        self.contributed: list[int] = []
+
+    def contribute(self, conn, game, round_id, stake, now, **_rate) -> None:
+        self.contributed.append(round_id)
+
+    def check(self, game) -> None:
+        pass
+
+
+@pytest.mark.parametrize("eligible", [False, True])
+def test_a_free_round_contributes_to_a_pool_only_when_its_campaign_turns_it_on(api, clock, monkeypatch, eligible):
+    from decimal import Decimal as D
+
+    from slotforge.rgs.rounds import service
+
+    server = api.client.app.state.server
+    pools = Pools()
+    monkeypatch.setattr(service, "has_pool", lambda game: True)
+    monkeypatch.setattr(server, "jackpots", pools)
+    monkeypatch.setattr(server, "pool_rate", lambda currency: D(1))
+    campaign = make_campaign(api, clock, rounds=2, jackpot_eligible=eligible)
+    player = api.player()
+    grant_id = grant(api, campaign["reference"], player)["grants"][0]["grant"]
+    played = []
+    for _ in range(2):
+        clock.advance(5)
+        played.append(player.finish(free_play(player, grant_id))["round"]["id"])
+    assert pools.contributed == (played if eligible else [])
