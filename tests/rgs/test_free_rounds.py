@@ -516,3 +516,17 @@ def test_a_free_round_contributes_to_a_pool_only_when_its_campaign_turns_it_on(a
         clock.advance(5)
         played.append(player.finish(free_play(player, grant_id))["round"]["id"])
     assert pools.contributed == (played if eligible else [])
+
+
+def test_a_voided_free_round_returns_its_stake_to_the_operator_and_its_round_to_the_grant(api, clock):
+    campaign = make_campaign(api, clock, rounds=1)
+    player = api.player("2.00")
+    grant_id = grant(api, campaign["reference"], player)["grants"][0]["grant"]
+    played = player.finish(free_play(player, grant_id))
+    voided = api.operator("POST", f"/v1/operator/rounds/{played['round']['id']}/void", json={"reason": "malfunction"})
+    assert voided.status_code == 200, voided.text
+    assert Decimal(voided.json()["balance"]) == Decimal("2.00"), "the win reversed, no stake refunded to the player"
+    assert played_of(api, grant_id) == 0
+    clock.advance(5)
+    assert free_play(player, grant_id).status_code == 200, "the round given back plays again"
+    books_balance(api)
