@@ -41,7 +41,7 @@ def record(conn: Any, kind: str, subject: str, after: Any) -> None:
 
 
 def when(ms: int | None) -> str:
-    from slotforge.rgs.rounds.service import iso
+    from slotforge.rgs.rounds.views import iso
 
     return iso(ms) or "-"
 
