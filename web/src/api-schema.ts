@@ -2589,7 +2589,7 @@ export interface components {
         Me: {
             /**
              * Abilities
-             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin
+             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin, campaigns (read free-round campaigns), free_rounds (make, grant and cancel them)
              */
             abilities: string[];
             /**
@@ -3584,7 +3584,7 @@ export interface components {
         SignedIn: {
             /**
              * Abilities
-             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin
+             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin, campaigns (read free-round campaigns), free_rounds (make, grant and cancel them)
              */
             abilities: string[];
             /**

@@ -79,7 +79,8 @@ def abilities(scopes: tuple[str, ...] = (), role: str | None = None) -> list[str
     """The names of the needs a key's scopes or a user's role meet (the back office shows only
     what they allow)."""
     needs = {"reports": REPORTS, "lookups": LOOKUPS, "support": SUPPORT, "void": VOID, "claims": CLAIMS,
-             "settle": SETTLE, "read_admin": READ_ADMIN, "admin": ADMIN}
+             "settle": SETTLE, "read_admin": READ_ADMIN, "admin": ADMIN, "campaigns": CAMPAIGNS,
+             "free_rounds": GRANT_FREE_ROUNDS}
     if role is not None:
         return [name for name, need in needs.items() if need.allows_role(role)]
     return [name for name, need in needs.items() if need.allows_key(scopes)]
