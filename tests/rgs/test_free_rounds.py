@@ -530,3 +530,18 @@ def test_a_voided_free_round_returns_its_stake_to_the_operator_and_its_round_to_
     clock.advance(5)
     assert free_play(player, grant_id).status_code == 200, "the round given back plays again"
     books_balance(api)
+
+
+def test_a_read_key_lists_campaigns_and_may_not_make_grant_or_cancel_them(api, clock):
+    from .conftest import Api
+
+    made = api.operator("POST", "/v1/operator/keys", json={"name": "reader", "scopes": ["read"]})
+    assert made.status_code == 200, made.text
+    reader = Api(api.client, made.json()["secret"])
+    campaign = make_campaign(api, clock)
+    assert reader.operator("GET", CAMPAIGNS).status_code == 200
+    assert reader.operator("GET", f"{CAMPAIGNS}/{campaign['reference']}").status_code == 200
+    assert reader.operator("POST", CAMPAIGNS, json=campaign_body(clock)).status_code == 403
+    assert reader.operator("POST", f"{CAMPAIGNS}/{campaign['reference']}/cancel").status_code == 403
+    assert reader.operator("POST", f"{CAMPAIGNS}/{campaign['reference']}/grants", json={
+        "players": [{"player_id": "p", "currency": "EUR"}]}).status_code == 403
