@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, exists, func, insert, select, update
+from sqlalchemy import Connection, Select, bindparam, exists, func, insert, select, update
 
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game
@@ -154,8 +154,7 @@ def cancel_campaign(conn: Connection, campaign: Campaign, now: int) -> Campaign:
                                            free_grants.c.state.in_(PLAYABLE),
                                            free_grants.c.rounds_played < free_grants.c.rounds_granted)
                  .values(state="lapsed", updated_at=now))
-    return Campaign.of({**campaign.__dict__, "games": json.dumps(campaign.games), "bets": json.dumps(campaign.bets),
-                        "cancelled_at": now})
+    return replace(campaign, cancelled_at=now)
 
 
 # -- grants ---------------------------------------------------------------------------------------
@@ -320,39 +319,46 @@ def expected(rounds_count: int, stake: int, rtp: Decimal) -> Decimal:
 
 def progress(conn: Connection, campaign: Campaign, games: Mapping[str, Game]) -> dict[str, Any]:
     """Players granted, rounds granted and played, and per currency the wins paid (the cost so
-    far) beside the expected cost: rounds x bet x the game's RTP (of the played rounds, by the
+    far) beside the expected cost: rounds x bet x the game's RTP (of the complete rounds, by the
     game that played them; of every round granted, at the campaign's costliest game)."""
-    grants = conn.execute(select(players.c.currency, func.count(), func.sum(free_grants.c.rounds_granted),
-                                 func.sum(free_grants.c.rounds_played))
-                          .join(players, players.c.id == free_grants.c.player_id)
-                          .where(free_grants.c.campaign_id == campaign.id).group_by(players.c.currency)).all()
-    played = conn.execute(select(rounds.c.currency, rounds.c.game, func.count(), func.sum(rounds.c.stake),
-                                 func.sum(rounds.c.win))
-                          .join(free_grants, free_grants.c.id == rounds.c.free_grant_id)
-                          .where(free_grants.c.campaign_id == campaign.id, rounds.c.status == "complete")
-                          .group_by(rounds.c.currency, rounds.c.game)).all()
     by_currency: dict[str, dict[str, Any]] = {}
-    for currency, count, granted, spent in grants:
-        costliest = max((expected(1, stake_of(games[g], campaign, currency), games[g].spec.rtp)
-                         for g in campaign.games if g in games), default=Decimal(0))
-        by_currency[currency] = {"players": int(count), "rounds_granted": int(granted or 0),
-                                 "rounds_played": int(spent or 0), "rounds_complete": 0, "bets": 0, "wins_paid": 0,
-                                 "expected_of_played": Decimal(0), "expected_cost": costliest * int(granted or 0)}
-    for currency, game, count, stakes, wins in played:
-        figures = by_currency.setdefault(currency, {"players": 0, "rounds_granted": 0, "rounds_played": 0,
-                                                    "rounds_complete": 0, "bets": 0, "wins_paid": 0,
-                                                    "expected_of_played": Decimal(0), "expected_cost": Decimal(0)})
+    for currency, count, granted, spent in conn.execute(granted_by_currency(campaign.id)):
+        costliest = max((expected(1, stake_of(games[code], campaign, currency), games[code].spec.rtp)
+                         for code in campaign.games if code in games), default=Decimal(0))
+        by_currency[currency] = {**no_figures(), "players": int(count), "rounds_granted": int(granted or 0),
+                                 "rounds_played": int(spent or 0), "expected_cost": costliest * int(granted or 0)}
+    for currency, game, count, stakes, wins in conn.execute(played_by_game(campaign.id)):
+        figures = by_currency.setdefault(currency, no_figures())
         figures["rounds_complete"] += int(count)
         figures["bets"] += int(stakes)
         figures["wins_paid"] += int(wins)
         if game in games:
             figures["expected_of_played"] += int(stakes) * CENT * games[game].spec.rtp
-    return {
-        "players": sum(f["players"] for f in by_currency.values()),
-        "rounds_granted": sum(f["rounds_granted"] for f in by_currency.values()),
-        "rounds_played": sum(f["rounds_played"] for f in by_currency.values()),
-        "by_currency": {currency: shown(figures) for currency, figures in sorted(by_currency.items())},
-    }
+    totals = {name: sum(f[name] for f in by_currency.values()) for name in ("players", "rounds_granted",
+                                                                            "rounds_played")}
+    return {**totals, "by_currency": {currency: shown(figures) for currency, figures in sorted(by_currency.items())}}
+
+
+def no_figures() -> dict[str, Any]:
+    """One currency's progress before any grant or round is counted."""
+    return {"players": 0, "rounds_granted": 0, "rounds_played": 0, "rounds_complete": 0, "bets": 0, "wins_paid": 0,
+            "expected_of_played": Decimal(0), "expected_cost": Decimal(0)}
+
+
+def granted_by_currency(campaign_id: int) -> Select:
+    """(currency, players, rounds granted, rounds played) of a campaign's grants."""
+    return (select(players.c.currency, func.count(), func.sum(free_grants.c.rounds_granted),
+                   func.sum(free_grants.c.rounds_played))
+            .join(players, players.c.id == free_grants.c.player_id)
+            .where(free_grants.c.campaign_id == campaign_id).group_by(players.c.currency))
+
+
+def played_by_game(campaign_id: int) -> Select:
+    """(currency, game, rounds, bets, wins) of a campaign's complete rounds."""
+    return (select(rounds.c.currency, rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win))
+            .join(free_grants, free_grants.c.id == rounds.c.free_grant_id)
+            .where(free_grants.c.campaign_id == campaign_id, rounds.c.status == "complete")
+            .group_by(rounds.c.currency, rounds.c.game))
 
 
 def stake_of(game: Game, campaign: Campaign, currency: str) -> int:

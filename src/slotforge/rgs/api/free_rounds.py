@@ -8,13 +8,22 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from slotforge.engine.game import Game
 from slotforge.rgs import free
 from slotforge.rgs.api import access, answers
 from slotforge.rgs.api.callers import CanGrantFreeRounds, CanReadCampaigns
-from slotforge.rgs.api.models import CampaignRequest, Code, GrantRequest, Id, OfferAnswer, RoundRequest, millis
+from slotforge.rgs.api.models import (
+    CampaignRequest,
+    Code,
+    GrantedPlayer,
+    GrantRequest,
+    Id,
+    OfferAnswer,
+    RoundRequest,
+    millis,
+)
 from slotforge.rgs.api.player import IdempotencyKey, Player, check_pool, check_stake, parse_bet
 from slotforge.rgs.compliance import changes
 from slotforge.rgs.errors import DomainError, FeatureDisabled, GameNotAllowed, LimitExceeded, invalid
@@ -42,7 +51,7 @@ def campaign_view(server: Server, campaign: free.Campaign, now: int) -> dict[str
     }
 
 
-def shown(server: Server, conn: Any, campaign: free.Campaign, now: int) -> dict[str, Any]:
+def shown(server: Server, conn: Connection, campaign: free.Campaign, now: int) -> dict[str, Any]:
     return {"campaign": campaign_view(server, campaign, now), "progress": free.progress(conn, campaign, server.games)}
 
 
@@ -119,8 +128,8 @@ def grant(reference: Code, body: GrantRequest, caller: CanGrantFreeRounds, reque
     return {"campaign": reference, "grants": granted}
 
 
-def grant_one(conn: Any, operator_id: int, campaign: free.Campaign, asked: Any, index: int, wallet: str,
-              now: int) -> dict[str, Any]:
+def grant_one(conn: Connection, operator_id: int, campaign: free.Campaign, asked: GrantedPlayer, index: int,
+              wallet: str, now: int) -> dict[str, Any]:
     """One player's grant (422 naming ``players[i].currency`` for a currency without a bet)."""
     field = f"players[{index}].currency"
     if asked.currency not in campaign.bets:
@@ -158,7 +167,7 @@ def my_free_rounds(auth: Player, request: Request) -> dict[str, Any]:
         return {"free_rounds": free_rounds_of(conn, auth, server.now())}
 
 
-def free_rounds_of(conn: Any, auth: Auth, now: int) -> list[dict[str, Any]]:
+def free_rounds_of(conn: Connection, auth: Auth, now: int) -> list[dict[str, Any]]:
     """The session's free rounds to play or to answer (none in fun play)."""
     if auth.fun:
         return []
@@ -182,7 +191,7 @@ def answer_free_rounds(grant_id: Id, body: OfferAnswer, auth: Player, request: R
     offered) or ``decline`` (given up for good)."""
     server = server_of(request)
 
-    def work(conn: Any, _player: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    def work(conn: Connection, _player: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         now = server.now()
         row, campaign = free.player_grant(conn, grant_id, auth.player_id)
         row = free.answer_offer(conn, row, campaign, body.choice, now)
