@@ -212,6 +212,13 @@ def player_grants(conn: Connection, player_id: int, now: int) -> list[tuple[dict
     return found
 
 
+def offered(conn: Connection, player_id: int, currency: str, fun: bool, now: int) -> list[dict[str, Any]]:
+    """A session's free rounds to play or to answer, as its player sees them (none in fun play)."""
+    if fun:
+        return []
+    return [grant_view(conn, row, campaign, currency, now) for row, campaign in player_grants(conn, player_id, now)]
+
+
 def answer_offer(conn: Connection, grant_row: Mapping[str, Any], campaign: Campaign, choice: str,
                  now: int) -> dict[str, Any]:
     """The player's answer to a grant: ``accept`` (play now), ``later`` (put off: it stays

@@ -21,15 +21,14 @@ from slotforge.rgs.api.models import (
     GrantRequest,
     Id,
     OfferAnswer,
-    RoundRequest,
     millis,
 )
-from slotforge.rgs.api.player import IdempotencyKey, Player, check_pool, check_stake, parse_bet
+from slotforge.rgs.api.player import IdempotencyKey, Player
 from slotforge.rgs.compliance import changes
-from slotforge.rgs.errors import DomainError, FeatureDisabled, GameNotAllowed, LimitExceeded, invalid
+from slotforge.rgs.errors import DomainError, GameNotAllowed, LimitExceeded, invalid
 from slotforge.rgs.money import to_text
-from slotforge.rgs.rounds.once import check_key, request_hash
-from slotforge.rgs.rounds.service import Auth, Server, server_of
+from slotforge.rgs.rounds.once import request_hash
+from slotforge.rgs.rounds.service import Server, server_of
 from slotforge.rgs.rounds.views import iso
 from slotforge.rgs.schema import free_campaigns
 
@@ -164,15 +163,7 @@ def my_free_rounds(auth: Player, request: Request) -> dict[str, Any]:
     """The player's free rounds to play or to answer (as the session lists them)."""
     server = server_of(request)
     with server.engine.connect() as conn:
-        return {"free_rounds": free_rounds_of(conn, auth, server.now())}
-
-
-def free_rounds_of(conn: Connection, auth: Auth, now: int) -> list[dict[str, Any]]:
-    """The session's free rounds to play or to answer (none in fun play)."""
-    if auth.fun:
-        return []
-    return [free.grant_view(conn, row, campaign, auth.currency, now)
-            for row, campaign in free.player_grants(conn, auth.player_id, now)]
+        return {"free_rounds": free.offered(conn, auth.player_id, auth.currency, auth.fun, server.now())}
 
 
 @router.get("/free-rounds/{grant_id}", response_model=None, responses=answers.ONE_FREE_ROUNDS)
@@ -200,31 +191,3 @@ def answer_free_rounds(grant_id: Id, body: OfferAnswer, auth: Player, request: R
     fingerprint = request_hash(request.url.path, body.model_dump(mode="json"))
     status, answer = server.once.run(auth.player_id, key, fingerprint, work)
     return JSONResponse(answer, status_code=status)
-
-
-def play_free(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> JSONResponse:
-    """A round request naming a free-round grant: the campaign's game and bet, no stake from the
-    balance, on the general path (in the operator's lane), the grant's round spent in the round's
-    transaction."""
-    check_key(key)
-    if body.autoplay is not None or body.script is not None:
-        field = "autoplay" if body.autoplay is not None else "script"
-        raise FeatureDisabled(f"{field}: not with free rounds", field=field)
-    game = server.playable(body.game, auth)
-    with server.engine.connect() as conn:
-        row, campaign = free.player_grant(conn, body.free_round, auth.player_id)
-    if game.code not in campaign.games:
-        raise GameNotAllowed(f"game: free rounds {row['id']} are played on {campaign.games}, got {game.code}",
-                             field="game")
-    bet = free.parse_free_bet(game, auth.currency, campaign.bets[auth.currency])
-    if body.bet and parse_bet(game, body.bet).as_json() != bet.as_json():
-        raise invalid("bet", f"bet: free rounds {row['id']} play the campaign's bet {bet.as_json()}, got {body.bet}")
-    check_stake(auth, bet)
-    if campaign.jackpot_eligible:
-        check_pool(server, auth, game)
-    fingerprint = request_hash(path, body.model_dump(mode="json"))
-    chosen = free.FreeRound(row["id"], campaign)
-    status, answer = server.once.run(auth.player_id, key, fingerprint, lambda conn, player: server.start_round(
-        conn, player, auth, game, bet, None, None, free=chosen))
-    return JSONResponse(answer, status_code=status)
-

@@ -298,7 +298,7 @@ class Server:
         seamless wallet, which never saw a debit."""
         if free_rounds.is_free(row):
             free_rounds.book_void(conn, row, now)
-            balance = row["balance_before"]
+            balance = self.wallet_of(row).balance(conn, row["player_id"])  # other games may have moved it since
         else:
             balance = self.wallet_of(row).credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"],
                                                  now=now)
