@@ -91,7 +91,7 @@ ledger = Table(
     "ledger", metadata,
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("player_id", Id, ForeignKey("players.id"), nullable=False),
-    Column("kind", String(12), nullable=False),  # deposit withdrawal stake win refund reversal
+    Column("kind", String(12), nullable=False),  # deposit withdrawal stake win refund reversal promo promo_back
     Column("amount", BigInteger, nullable=False),  # minor units, never negative; the kind gives the sign
     Column("round_id", Id, nullable=True),
     Column("reference", String(100), nullable=True),
