@@ -140,7 +140,8 @@ def test_the_rebuilt_tables_keep_their_rows_and_count_on_from_the_highest_id(dat
         with engine.begin() as conn:
             command.upgrade(alembic_config(conn), "0011")
             kept = [placeholder(conn, f"tx-{n}") for n in range(3)]
-            as_then = select(*(column for column in rounds.c if column.name != "model")).order_by(rounds.c.id)
+            later = ("model", "free_grant_id", "free_campaign")  # the columns migrations after 0011 add
+            as_then = select(*(column for column in rounds.c if column.name not in later)).order_by(rounds.c.id)
             before = conn.execute(as_then).all()
             command.upgrade(alembic_config(conn), "head")
             assert conn.execute(as_then).all() == before

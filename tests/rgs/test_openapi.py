@@ -15,7 +15,7 @@ from slotforge.rgs.api import answers
 from slotforge.rgs.api.answers import ErrorAnswer, Round
 
 # The fields of a round that only some rounds have: a void round, a seamless player's round.
-OCCASIONAL_ROUND_FIELDS = {"void", "void_reason", "wallet"}
+OCCASIONAL_ROUND_FIELDS = {"void", "void_reason", "wallet", "free_round"}
 
 
 def declared(doc: dict[str, Any], method: str, path: str, status: int = 200) -> type[BaseModel]:

@@ -45,6 +45,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/free-rounds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My Free Rounds
+         * @description The player's free rounds to play or to answer (as the session lists them).
+         */
+        get: operations["my_free_rounds_v1_free_rounds_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/free-rounds/{grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One Free Rounds
+         * @description One grant of the player's, whatever its state (its end summary: rounds played and won).
+         */
+        get: operations["one_free_rounds_v1_free_rounds__grant_id__get"];
+        put?: never;
+        /**
+         * Answer Free Rounds
+         * @description The player's answer to free rounds offered: ``accept`` (play now), ``later`` (they stay
+         *     offered) or ``decline`` (given up for good).
+         */
+        post: operations["answer_free_rounds_v1_free_rounds__grant_id__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/fun-sessions": {
         parameters: {
             query?: never;
@@ -340,6 +385,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/operator/free-rounds/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Campaigns
+         * @description The operator's campaigns, newest first (the latest 100).
+         */
+        get: operations["list_campaigns_v1_operator_free_rounds_campaigns_get"];
+        put?: never;
+        /**
+         * Create Campaign
+         * @description A campaign of free rounds: its bet per currency must be a bet option of each of its games.
+         *     Idempotent on ``reference``: the same body again answers the campaign; another, 422.
+         */
+        post: operations["create_campaign_v1_operator_free_rounds_campaigns_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/free-rounds/campaigns/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show Campaign
+         * @description A campaign with its progress: players granted, rounds played, wins paid, and the cost so
+         *     far beside the expected cost (rounds x bet x the game's RTP).
+         */
+        get: operations["show_campaign_v1_operator_free_rounds_campaigns__reference__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/free-rounds/campaigns/{reference}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Campaign
+         * @description Cancel a campaign: unplayed rounds lapse now; a round in play finishes. Cancelling again
+         *     answers the same.
+         */
+        post: operations["cancel_campaign_v1_operator_free_rounds_campaigns__reference__cancel_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operator/free-rounds/campaigns/{reference}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant
+         * @description The campaign's rounds granted to each player (created on first use, in the currency
+         *     given). Idempotent: a player granted before keeps the grant as it stands (``new``: false).
+         *     All or nothing: a refused player (a currency without a bet, the player cap) grants none.
+         */
+        post: operations["grant_v1_operator_free_rounds_campaigns__reference__grants_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/operator/jackpot-claims": {
         parameters: {
             query?: never;
@@ -619,7 +753,9 @@ export interface paths {
         };
         /**
          * Game Report
-         * @description Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's.
+         * @description Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the
+         *     model's, of the rounds players paid for; the free rounds (their bets the operator's
+         *     promotional money) apart.
          */
         get: operations["game_report_v1_operator_reports_games_get"];
         put?: never;
@@ -640,8 +776,9 @@ export interface paths {
         /**
          * Rtp Report
          * @description Live RTP against theory: per game, the actual RTP of every real-money round finished in the
-         *     period beside the published RTP and the 99% interval it should fall in after that many rounds
-         *     (from the PAR sheet's standard deviation of one round), flagged when outside.
+         *     period (the rounds players paid for; the free rounds apart, in ``free_rounds``) beside the
+         *     published RTP and the 99% interval it should fall in after that many rounds (from the PAR
+         *     sheet's standard deviation of one round), flagged when outside.
          */
         get: operations["rtp_report_v1_operator_reports_rtp_get"];
         put?: never;
@@ -931,8 +1068,9 @@ export interface paths {
         };
         /**
          * Session
-         * @description The player, balance, jurisdiction rules, the games and their bets, any open rounds, and the
-         *     state carried between rounds of the games that keep one (Moon of Fortune's stickies).
+         * @description The player, balance, jurisdiction rules, the games and their bets, any open rounds, the
+         *     state carried between rounds of the games that keep one (Moon of Fortune's stickies), and the
+         *     free rounds the operator granted to play or to answer.
          */
         get: operations["session_v1_session_get"];
         put?: never;
@@ -1119,6 +1257,176 @@ export interface components {
             win: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * Campaign
+         * @description A free-round campaign.
+         */
+        Campaign: {
+            /**
+             * Allow Gamble
+             * @description whether its rounds offer the gamble
+             */
+            allow_gamble: boolean;
+            /**
+             * Bets
+             * @description per currency, the bet of every round (the game's bet fields)
+             */
+            bets: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Cancelled At
+             * @description when it was cancelled, or null
+             */
+            cancelled_at: string | null;
+            /**
+             * Created At
+             * @description when it was made
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            created_at: string;
+            /**
+             * Games
+             * @description the games its rounds may be played on
+             */
+            games: string[];
+            /**
+             * Jackpot Eligible
+             * @description whether its rounds contribute to and may win the progressive jackpot
+             */
+            jackpot_eligible: boolean;
+            /**
+             * Name
+             * @description its name
+             */
+            name: string;
+            /**
+             * Player Cap
+             * @description the most players it may be granted to (null: no cap)
+             */
+            player_cap: number | null;
+            /**
+             * Reference
+             * @description the operator's reference
+             */
+            reference: string;
+            /**
+             * Rounds
+             * @description free rounds per player
+             */
+            rounds: number;
+            /**
+             * Stakes
+             * @description per currency and game, a round's stake
+             */
+            stakes: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /**
+             * State
+             * @description where it stands now
+             * @enum {string}
+             */
+            state: "scheduled" | "active" | "ended" | "cancelled";
+            /**
+             * Valid From
+             * @description when its rounds may first be played
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            valid_from: string;
+            /**
+             * Valid Until
+             * @description when unplayed rounds lapse
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            valid_until: string;
+        };
+        /**
+         * CampaignPage
+         * @description The operator's campaigns, newest first.
+         */
+        CampaignPage: {
+            /**
+             * Campaigns
+             * @description the campaigns, newest first
+             */
+            campaigns: components["schemas"]["Campaign"][];
+        };
+        /**
+         * CampaignRequest
+         * @description A free-round campaign: its games, a bet per currency, rounds per player and its dates.
+         */
+        CampaignRequest: {
+            /**
+             * Allow Gamble
+             * @description whether its rounds offer the gamble
+             * @default false
+             */
+            allow_gamble: boolean;
+            /**
+             * Bets
+             * @description per currency, the bet of every round: the game's bet fields, a bet option of each game
+             */
+            bets: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /**
+             * Games
+             * @description the games its rounds may be played on
+             */
+            games: string[];
+            /**
+             * Jackpot Eligible
+             * @description whether its rounds contribute to and may win the progressive jackpot
+             * @default false
+             */
+            jackpot_eligible: boolean;
+            /** Name */
+            name: string;
+            /**
+             * Player Cap
+             * @description the most players it may be granted to
+             */
+            player_cap?: number | null;
+            /**
+             * Reference
+             * @description the operator's own reference, unique per operator (a repeat with the same body answers the campaign)
+             */
+            reference: string;
+            /**
+             * Rounds
+             * @description free rounds per player
+             */
+            rounds: number;
+            /**
+             * Valid From
+             * Format: date-time
+             * @description when its rounds may first be played (ISO 8601; UTC without a zone)
+             */
+            valid_from: string;
+            /**
+             * Valid Until
+             * Format: date-time
+             * @description when unplayed rounds lapse (exclusive)
+             */
+            valid_until: string;
+        };
+        /**
+         * CampaignShown
+         * @description A campaign and its progress.
+         */
+        CampaignShown: {
+            /** @description the campaign */
+            campaign: components["schemas"]["Campaign"];
+            /** @description its progress */
+            progress: components["schemas"]["Progress"];
         };
         /**
          * Catalogue
@@ -1329,6 +1637,62 @@ export interface components {
             claims: components["schemas"]["ClaimLine"][];
         };
         /**
+         * CurrencyProgress
+         * @description A campaign's progress in one currency.
+         */
+        CurrencyProgress: {
+            /**
+             * Bets
+             * @description the bets of the complete rounds (the operator's promotional money)
+             * @example 12.50
+             */
+            bets: string;
+            /**
+             * Cost So Far
+             * @description what the campaign cost so far: the wins paid
+             * @example 12.50
+             */
+            cost_so_far: string;
+            /**
+             * Expected Cost
+             * @description every round granted times the bet times the RTP (of the campaign's costliest game)
+             * @example 12.50
+             */
+            expected_cost: string;
+            /**
+             * Expected Cost Of Played
+             * @description the complete rounds' bets times their game's RTP
+             * @example 12.50
+             */
+            expected_cost_of_played: string;
+            /**
+             * Players
+             * @description players granted
+             */
+            players: number;
+            /**
+             * Rounds Complete
+             * @description rounds complete
+             */
+            rounds_complete: number;
+            /**
+             * Rounds Granted
+             * @description rounds granted
+             */
+            rounds_granted: number;
+            /**
+             * Rounds Played
+             * @description rounds started (each spends one of its grant's)
+             */
+            rounds_played: number;
+            /**
+             * Wins Paid
+             * @description the wins paid
+             * @example 12.50
+             */
+            wins_paid: string;
+        };
+        /**
          * DailyReport
          * @description Per game and local day, the operator's real-money rounds that finished.
          */
@@ -1537,6 +1901,148 @@ export interface components {
             type: string;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * FreeFigures
+         * @description One game's free rounds over the period: their bets are the operator's promotional money.
+         */
+        FreeFigures: {
+            /**
+             * Bets
+             * @description their bets (paid by the operator's campaigns, not by players)
+             * @example 12.50
+             */
+            bets: string;
+            /**
+             * Game
+             * @description the game's code
+             */
+            game: string;
+            /**
+             * Rounds
+             * @description completed free rounds
+             */
+            rounds: number;
+            /**
+             * Rtp
+             * @description wins over bets (null without bets)
+             */
+            rtp: string | null;
+            /**
+             * Wins
+             * @description the wins paid: what the free rounds cost
+             * @example 12.50
+             */
+            wins: string;
+        };
+        /**
+         * FreeRoundMark
+         * @description What marks a free round.
+         */
+        FreeRoundMark: {
+            /**
+             * Campaign
+             * @description the operator's reference of the campaign
+             */
+            campaign: string;
+            /**
+             * Grant
+             * @description the grant the round was one of
+             */
+            grant: number;
+        };
+        /**
+         * FreeRounds
+         * @description A player's free rounds: a grant of an operator's campaign.
+         */
+        FreeRounds: {
+            /**
+             * Bet
+             * @description the bet of every round (the game's bet fields), in the player's currency
+             */
+            bet: {
+                [key: string]: unknown;
+            };
+            /**
+             * Campaign
+             * @description the operator's reference of the campaign
+             */
+            campaign: string;
+            /**
+             * Gamble
+             * @description whether its rounds offer the gamble
+             */
+            gamble: boolean;
+            /**
+             * Games
+             * @description the games the rounds may be played on
+             */
+            games: string[];
+            /**
+             * Id
+             * @description the grant's id: a round request's `free_round`
+             */
+            id: number;
+            /**
+             * Jackpot
+             * @description whether its rounds contribute to and may win the progressive jackpot
+             */
+            jackpot: boolean;
+            /**
+             * Left
+             * @description rounds left to play
+             */
+            left: number;
+            /**
+             * Name
+             * @description the campaign's name
+             */
+            name: string;
+            /**
+             * Played
+             * @description rounds played
+             */
+            played: number;
+            /**
+             * Rounds
+             * @description rounds granted
+             */
+            rounds: number;
+            /**
+             * State
+             * @description `offered` (not answered yet, or put off), `accepted`, `declined`, `finished` (all played), `lapsed` (the campaign cancelled or over with rounds left)
+             * @enum {string}
+             */
+            state: "offered" | "accepted" | "declined" | "finished" | "lapsed";
+            /**
+             * Valid From
+             * @description when its rounds may first be played
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            valid_from: string;
+            /**
+             * Valid Until
+             * @description when unplayed rounds lapse
+             * @example 2026-12-02T23:33:58.903Z
+             */
+            valid_until: string;
+            /**
+             * Won
+             * @description what the grant's completed rounds have won
+             * @example 12.50
+             */
+            won: string;
+        };
+        /**
+         * FreeRoundsList
+         * @description The player's free rounds to play or to answer.
+         */
+        FreeRoundsList: {
+            /**
+             * Free Rounds
+             * @description one per grant, oldest first
+             */
+            free_rounds: components["schemas"]["FreeRounds"][];
         };
         /**
          * FunSession
@@ -1806,14 +2312,93 @@ export interface components {
         };
         /**
          * GameReport
-         * @description Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's.
+         * @description Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's (paid rounds),
+         *     and the free rounds apart.
          */
         GameReport: {
             /**
+             * Free Rounds
+             * @description one entry per game with free rounds in the period
+             */
+            free_rounds: components["schemas"]["FreeFigures"][];
+            /**
              * Games
-             * @description one entry per game played in the period
+             * @description one entry per game played in the period (paid rounds only)
              */
             games: components["schemas"]["GameFigures"][];
+        };
+        /**
+         * Grant
+         * @description One player's grant of a campaign.
+         */
+        Grant: {
+            /**
+             * Grant
+             * @description the grant's id
+             */
+            grant: number;
+            /**
+             * New
+             * @description granted by this call (false: granted before, unchanged)
+             */
+            new: boolean;
+            /**
+             * Played
+             * @description rounds played
+             */
+            played: number;
+            /**
+             * Player Id
+             * @description the operator's id of the player
+             */
+            player_id: string;
+            /**
+             * Rounds
+             * @description rounds granted
+             */
+            rounds: number;
+            /**
+             * State
+             * @description `offered`, `accepted`, `declined`, `finished` or `lapsed`
+             */
+            state: string;
+        };
+        /**
+         * GrantRequest
+         * @description Players to grant a campaign's rounds to (a player granted already keeps their grant).
+         */
+        GrantRequest: {
+            /** Players */
+            players: components["schemas"]["GrantedPlayer"][];
+        };
+        /** GrantedPlayer */
+        GrantedPlayer: {
+            /**
+             * Currency
+             * @description the player's currency: one the campaign has a bet in
+             */
+            currency: string;
+            /**
+             * Player Id
+             * @description the operator's id of the player (created on first use)
+             */
+            player_id: string;
+        };
+        /**
+         * Grants
+         * @description The grants of a call: one per player asked for.
+         */
+        Grants: {
+            /**
+             * Campaign
+             * @description the campaign's reference
+             */
+            campaign: string;
+            /**
+             * Grants
+             * @description one per player, in the order asked
+             */
+            grants: components["schemas"]["Grant"][];
         };
         /**
          * Grid
@@ -2180,7 +2765,7 @@ export interface components {
         Me: {
             /**
              * Abilities
-             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin
+             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin, campaigns (read free-round campaigns), free_rounds (make, grant and cancel them)
              */
             abilities: string[];
             /**
@@ -2216,6 +2801,15 @@ export interface components {
              * @description the key itself, for X-Api-Key
              */
             secret: string;
+        };
+        /** OfferAnswer */
+        OfferAnswer: {
+            /**
+             * Choice
+             * @description play now, put off, or give the rounds up
+             * @enum {string}
+             */
+            choice: "accept" | "later" | "decline";
         };
         /** OpenRound */
         OpenRound: {
@@ -2603,6 +3197,34 @@ export interface components {
              */
             game: string;
         };
+        /**
+         * Progress
+         * @description A campaign's progress: players, rounds, cost so far beside the expected cost.
+         */
+        Progress: {
+            /**
+             * By Currency
+             * @description the figures of each currency
+             */
+            by_currency: {
+                [key: string]: components["schemas"]["CurrencyProgress"];
+            };
+            /**
+             * Players
+             * @description players granted
+             */
+            players: number;
+            /**
+             * Rounds Granted
+             * @description rounds granted
+             */
+            rounds_granted: number;
+            /**
+             * Rounds Played
+             * @description rounds started
+             */
+            rounds_played: number;
+        };
         /** RotateRequest */
         RotateRequest: {
             /**
@@ -2670,6 +3292,8 @@ export interface components {
              * @description when the round completed or was voided; null while open
              */
             finished_at: string | null;
+            /** @description a free round: its grant and campaign (its stake the operator's) */
+            free_round?: components["schemas"]["FreeRoundMark"] | null;
             /**
              * Game
              * @description the game's code (absent while the round is pending)
@@ -2867,6 +3491,11 @@ export interface components {
             bet?: {
                 [key: string]: unknown;
             };
+            /**
+             * Free Round
+             * @description a free-round grant of the player's (`free_rounds` of the session): the round is one of its rounds, at its campaign's bet
+             */
+            free_round?: number | null;
             /** Game */
             game: string;
             /**
@@ -2993,8 +3622,13 @@ export interface components {
          */
         RtpReport: {
             /**
+             * Free Rounds
+             * @description the same of the free rounds (their bets the operator's campaigns'), apart from the paid ones
+             */
+            free_rounds: components["schemas"]["RtpLine"][];
+            /**
              * Games
-             * @description one line per game with rounds in the period
+             * @description one line per game with rounds in the period (rounds players paid for)
              */
             games: components["schemas"]["RtpLine"][];
             /**
@@ -3040,6 +3674,11 @@ export interface components {
              * @description seconds since the session opened
              */
             elapsed_s: number;
+            /**
+             * Free Rounds
+             * @description the player's free rounds to play or to answer (play now, later, or decline)
+             */
+            free_rounds: components["schemas"]["FreeRounds"][];
             /**
              * Games
              * @description the games offered, with their bets
@@ -3199,7 +3838,7 @@ export interface components {
         SignedIn: {
             /**
              * Abilities
-             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin
+             * @description what the caller may do: reports, lookups, support, void, claims, settle, read_admin, admin, campaigns (read free-round campaigns), free_rounds (make, grant and cancel them)
              */
             abilities: string[];
             /**
@@ -3810,6 +4449,181 @@ export interface operations {
                 };
             };
             /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    my_free_rounds_v1_free_rounds_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player's free rounds to play or to answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreeRoundsList"];
+                };
+            };
+            /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    one_free_rounds_v1_free_rounds__grant_id__get: {
+        parameters: {
+            query?: never;
+            header?: {
+                authorization?: string | null;
+            };
+            path: {
+                grant_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A player's free rounds: a grant of an operator's campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreeRounds"];
+                };
+            };
+            /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    answer_free_rounds_v1_free_rounds__grant_id__post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description required on every POST */
+                "Idempotency-Key"?: string | null;
+                authorization?: string | null;
+            };
+            path: {
+                grant_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfferAnswer"];
+            };
+        };
+        responses: {
+            /** @description A player's free rounds: a grant of an operator's campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FreeRounds"];
+                };
+            };
+            /** @description `IDEMPOTENCY_KEY_MISSING`: a `POST` without its `Idempotency-Key` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `INVALID_SESSION`: a missing, unknown or expired session token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `REQUEST_IN_PROGRESS`: the same request (or the round's debit at a seamless wallet) is still running; `FREE_ROUNDS_UNAVAILABLE`: the free rounds have none left to play: all played, declined, lapsed, or the campaign cancelled or outside its dates */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field`; `IDEMPOTENCY_KEY_REUSED`: the key (or `reference`) was used before for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4559,6 +5373,324 @@ export interface operations {
             };
             /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    list_campaigns_v1_operator_free_rounds_campaigns_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator's campaigns, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignPage"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    create_campaign_v1_operator_free_rounds_campaigns_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignRequest"];
+            };
+        };
+        responses: {
+            /** @description A free-round campaign. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Campaign"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token`; `GAME_NOT_ALLOWED`: a game not offered, or a jackpot game in a currency without a rate */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field`; `INVALID_BET`: a bet (or a script) the game refuses; `IDEMPOTENCY_KEY_REUSED`: the key (or `reference`) was used before for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    show_campaign_v1_operator_free_rounds_campaigns__reference__get: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A campaign and its progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignShown"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    cancel_campaign_v1_operator_free_rounds_campaigns__reference__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A campaign and its progress. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CampaignShown"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a field the server refuses, named in `field` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    grant_v1_operator_free_rounds_campaigns__reference__grants_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                "x-api-key"?: string | null;
+                "x-csrf-token"?: string | null;
+            };
+            path: {
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrantRequest"];
+            };
+        };
+        responses: {
+            /** @description The grants of a call: one per player asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Grants"];
+                };
+            };
+            /** @description `INVALID_API_KEY`: a missing or unknown operator `X-Api-Key` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FORBIDDEN`: the key's scopes or the user's role do not allow this (the attempt is logged); `CSRF_REFUSED`: a signed-in user's write without the session's `X-CSRF-Token`; `LIMIT_EXCEEDED`: above the jurisdiction's limit */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `NOT_FOUND`: no such round, plan or player of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `FREE_ROUNDS_UNAVAILABLE`: the free rounds have none left to play: all played, declined, lapsed, or the campaign cancelled or outside its dates */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description `VALIDATION`: a body over 64 KB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5468,7 +6600,10 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's. */
+            /**
+             * @description Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's (paid rounds),
+             *         and the free rounds apart.
+             */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6370,7 +7505,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description `REQUEST_IN_PROGRESS`: the same request (or the round's debit at a seamless wallet) is still running; `ROUND_IN_PROGRESS`: a round of the game waits for a decision (with `round`); `AUTOPLAY_STOPPED`: the autoplay plan stopped (with `reason`) */
+            /** @description `REQUEST_IN_PROGRESS`: the same request (or the round's debit at a seamless wallet) is still running; `ROUND_IN_PROGRESS`: a round of the game waits for a decision (with `round`); `AUTOPLAY_STOPPED`: the autoplay plan stopped (with `reason`); `FREE_ROUNDS_UNAVAILABLE`: the free rounds have none left to play: all played, declined, lapsed, or the campaign cancelled or outside its dates */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -12,11 +12,12 @@ import { openHistory, openPaytable, openSettings, showIntro } from "./panels";
 import { WinPresenter } from "./presenter";
 import { Reels, frameTimes, startTimes, type Anticipation } from "./reels";
 import { RoundPresenter } from "./round-presenter";
+import { askToPlay, counter, offeredOn, showSummary } from "./freerounds";
 import { describeEvent, winCells } from "./rounds";
 import { screenFor } from "./screens";
 import type { GameScreen } from "./screens/screen";
 import { beep, loadSettings, type Settings } from "./settings";
-import type { GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
+import type { FreeRounds, GameModel, RoundAnswer, RoundRecord, Session, Step } from "./types";
 
 
 export class GamePage {
@@ -38,6 +39,7 @@ export class GamePage {
   private refocusSpin = false; // give SPIN the focus back once it can be pressed again
   private jackpots: JackpotTicker;
   private qaScript: HTMLTextAreaElement | null = null;
+  private free: FreeRounds | null = null; // the free rounds being played: SPIN plays them, at their bet
   readonly screen: GameScreen;
   private ui = {
     balance: h("output", { class: "balance", "aria-label": "Balance" }),
@@ -86,6 +88,25 @@ export class GamePage {
     if (this.jackpots.shown) this.jackpots.follow();
     // An unfinished round brought back waits for its decision: no intro in front of its buttons.
     if (this.settings.intro && !this.open) showIntro(this.model, this.screen, this.settings);
+    if (!this.open) void this.offerFreeRounds();
+  }
+
+  /** The operator's free rounds on this game, offered: "Play now" has SPIN play them. */
+  private async offerFreeRounds(): Promise<void> {
+    const grant = offeredOn(this.session.free_rounds ?? [], this.model.code);
+    if (!grant || !(await askToPlay(grant, (text) => this.say(text)))) return;
+    this.free = grant;
+    this.say(counter(grant));
+    this.refresh();
+  }
+
+  /** After a free round: count it, and once the last is played show what they won. */
+  private async countFreeRound(): Promise<void> {
+    if (!this.free) return;
+    const grant = { ...this.free, played: this.free.played + 1, left: this.free.left - 1 };
+    this.free = grant.left > 0 ? grant : null;
+    if (this.free) this.say(counter(this.free));
+    else await showSummary(grant.id, this.currency);
   }
 
   private get rules() {
@@ -232,7 +253,7 @@ export class GamePage {
     this.ui.spin.textContent = this.autoplay.running ? "STOP" : canQuickStop ? "STOP" : waiting ? `${Math.ceil(wait / 1000)}` : "SPIN";
     this.ui.spin.setAttribute("aria-label", this.autoplay.running ? "Stop autoplay" : "Spin");
     this.root.dataset.busy = String(this.busy || !!this.open);
-    this.betPanel.disabled = this.busy || !!this.open || this.autoplay.running;
+    this.betPanel.disabled = this.busy || !!this.open || this.autoplay.running || !!this.free; // free rounds: their bet
     if (this.refocusSpin && !this.ui.spin.disabled && !this.open && !this.busy) {
       this.refocusSpin = false;
       if (this.focusLost()) this.ui.spin.focus();
@@ -267,7 +288,8 @@ export class GamePage {
     this.say("");
     this.presenter.keptBefore = this.keptCells();
     this.refresh();
-    const body: Record<string, unknown> = { game: this.model.code, bet: this.betPanel.bet };
+    const free = autoplayId ? null : this.free; // free rounds are played one SPIN at a time
+    const body: Record<string, unknown> = free ? { game: this.model.code, free_round: free.id } : { game: this.model.code, bet: this.betPanel.bet };
     if (autoplayId) body.autoplay = autoplayId;
     const script = this.qaScript?.value.trim();
     if (script) body.script = JSON.parse(script);
@@ -280,9 +302,11 @@ export class GamePage {
       // The last round's win stays on show until a new round has really started: a refused
       // request (funds, limits) leaves it as it was.
       this.presenter.clear();
-      this.balance = sub(answer.round.balance_before, answer.round.total_bet);
+      // A free round takes no stake: the balance stays as it was until its win is paid.
+      this.balance = free ? answer.round.balance_before : sub(answer.round.balance_before, answer.round.total_bet);
       this.showMeters();
       await this.showRound(answer, []);
+      if (free) await this.countFreeRound();
       return true;
     } catch (error) {
       this.lastStart = error instanceof ApiError && error.code === "MIN_ROUND_DURATION" ? this.lastStart : 0;
@@ -290,6 +314,7 @@ export class GamePage {
         this.autoplay.forget();
       }
       if (error instanceof ApiError && error.body.balance) this.balance = error.body.balance;
+      if (free && error instanceof ApiError && error.code === "FREE_ROUNDS_UNAVAILABLE") this.free = null;
       this.say(explain(error));
       return false;
     } finally {

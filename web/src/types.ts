@@ -60,6 +60,9 @@ export type SessionGame = Schemas["SessionGame"];
 /** How a bet's stake follows from its fields (the server's rule for each game). */
 export type StakeRule = Schemas["StakeRule"];
 
+/** A player's free rounds: an operator's grant (the session lists those to play or to answer). */
+export type FreeRounds = Schemas["FreeRounds"];
+
 export type Session = Narrows<Schemas["Session"], Omit<Known<Schemas["Session"]>, "open_rounds"> & { open_rounds: RoundRecord[] }>;
 
 /** A game's volatility from its PAR sheet (the server reads it). */

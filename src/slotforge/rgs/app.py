@@ -31,6 +31,7 @@ from slotforge.games.warmup import Warmup, compile_games, ready_game
 from slotforge.jackpot.stream import Hub, Poll
 from slotforge.rgs import metrics
 from slotforge.rgs.api import backoffice, compliance, staff, web
+from slotforge.rgs.api import free_rounds as free_rounds_api
 from slotforge.rgs.api import limits as limits_api
 from slotforge.rgs.api import operator as operator_api
 from slotforge.rgs.api import player as player_api
@@ -87,6 +88,8 @@ def create_app(settings: Settings, games: dict[str, Game] | None = None,
     app.include_router(player_api.router)
     app.include_router(limits_api.router)
     app.include_router(operator_api.router)
+    app.include_router(free_rounds_api.operator)
+    app.include_router(free_rounds_api.router)
     app.include_router(backoffice.router)
     app.include_router(backoffice.pages)
     app.include_router(compliance.router)

@@ -1,7 +1,8 @@
 """The books' audit: every player's balance is the sum of their ledger, every round's money is
 in the ledger exactly once, every jackpot pool balances.
 
-    deposits - withdrawals - stakes + wins + refunds - reversals == balance   (every internal-wallet player)
+    deposits - withdrawals - stakes + wins + refunds - reversals + promo - promo_back == balance
+                                                                       (every internal-wallet player)
     seeds + contributions == paid + current + reserve                (every pool)
 
 A seamless player's money lives in the operator's wallet: their balance here is only the last one
@@ -9,6 +10,10 @@ the wallet reported, so it is not checked against the ledger. Their rounds are (
 refund once each, like every round's), and so is what the wallet is owed: every completed round's
 credit and every void round's rollback is acknowledged or still in the outbox. Whether the
 wallet's books agree is the reconciliation of the two sides (docs/wallet.md).
+
+A free round's stake is the operator's promotional money: its ledger holds a ``promo`` credit
+of the stake beside the ``stake`` debit (and, if void, the ``refund`` and a ``promo_back``), so
+the player's balance is still the ledger's sum and every round's stake is booked once.
 
 With a jackpot service, :func:`check_service` also has the service audit its own books and
 matches them against this server's: every contribution the outbox delivered is recorded there
@@ -58,9 +63,11 @@ def check_rounds(conn: Connection) -> list[str]:
     for round_id, kind, count, total in conn.execute(query):
         entries[(round_id, kind)] = (int(count), int(total))
     problems = []
-    columns = (rounds.c.id, rounds.c.status, rounds.c.stake, rounds.c.win, rounds.c.record)
+    columns = (rounds.c.id, rounds.c.status, rounds.c.stake, rounds.c.win, rounds.c.record, rounds.c.free_grant_id)
     for row in conn.execute(select(*columns)).mappings():
         expected = {"stake": row["stake"]}
+        if row["free_grant_id"] is not None:  # its stake is the operator's promotional money, returned if void
+            expected.update(promo=row["stake"], **({"promo_back": row["stake"]} if row["status"] == "void" else {}))
         if row["status"] == "pending":  # a seamless round waiting for its debit: nothing recorded yet
             expected = {}
         elif row["status"] == "complete":
@@ -71,7 +78,7 @@ def check_rounds(conn: Connection) -> list[str]:
         elif row["status"] != "awaiting":
             problems.append(f"round {row['id']}: status {row['status']!r} is not awaiting, complete, void or "
                             "pending")
-        for kind in ("stake", "win", "refund", "reversal"):
+        for kind in ("stake", "win", "refund", "reversal", "promo", "promo_back"):
             count, total = entries.get((row["id"], kind), (0, 0))
             want = expected.get(kind, 0)
             if total != want or count > 1:
@@ -100,10 +107,12 @@ def check_wallet_owed(conn: Connection) -> list[str]:
     owed = {key: kind for kind, key in conn.execute(select(outbox.c.kind, outbox.c.key).where(
         outbox.c.target == TARGET))}
     problems = []
-    query = select(rounds.c.id, rounds.c.status, rounds.c.wallet_tx, rounds.c.wallet_status).where(
-        rounds.c.wallet_tx.is_not(None))
-    for round_id, status, debit, wallet_status in conn.execute(query):
+    query = select(rounds.c.id, rounds.c.status, rounds.c.wallet_tx, rounds.c.wallet_status,
+                   rounds.c.free_grant_id).where(rounds.c.wallet_tx.is_not(None))
+    for round_id, status, debit, wallet_status, free_grant in conn.execute(query):
         if status == "pending" and wallet_status == "debit_pending":  # its rollback held by the round
+            continue
+        if free_grant is not None and status != "complete":  # a free round: no debit to roll back
             continue
         key, kind = {"complete": (f"{debit}-win", "credit"), "void": (debit, "rollback"),
                      "pending": (debit, "rollback")}.get(status, (None, None))

@@ -5,7 +5,8 @@ them (:class:`~slotforge.rgs.settings.PlayerLimits`), and the refusal of a round
   ``month``: 30 days), in minor units of the player's currency. A player's net loss over a period
   is counted from the rounds' books: the stakes minus the wins of the rounds completed, plus the
   stakes of the rounds still open (awaiting a decision, or pending at a seamless wallet), of the
-  rounds started in the period; void rounds count nothing. A round is refused when its stake
+  rounds started in the period; void rounds count nothing, a free round (the operator's stake) only
+  its win. A round is refused when its stake
   would take the net loss past a limit: a player with limit L plays until net loss + stake > L.
 - **A session time limit**, in minutes: a session's rounds start until that long after it opened.
 - **A time-out**: no round starts until it ends; one of the durations the jurisdiction lists,
@@ -94,10 +95,12 @@ def allows(limit: int | None, net_loss: int, stake: int) -> bool:
 LIMITS = select(player_limits).where(player_limits.c.player_id == bindparam("p_player"))
 TIME_OUT = select(func.max(player_time_outs.c.until)).where(player_time_outs.c.player_id == bindparam("p_player"))
 # What a round takes from the player in a period: a complete round its stake less its win, an
-# open one (awaiting a decision, pending at a seamless wallet) its stake, a void one nothing.
-TAKEN = case((rounds.c.status == literal_column("'complete'"), rounds.c.stake - rounds.c.win),
+# open one (awaiting a decision, pending at a seamless wallet) its stake, a void one nothing. A
+# free round's stake is the operator's: the player staked nothing, and its win is theirs.
+PAID = case((rounds.c.free_grant_id.is_(None), rounds.c.stake), else_=0)
+TAKEN = case((rounds.c.status == literal_column("'complete'"), PAID - rounds.c.win),
              (rounds.c.status.in_([literal_column("'open'"), literal_column("'awaiting'"),
-                                   literal_column("'pending'")]), rounds.c.stake), else_=0)
+                                   literal_column("'pending'")]), PAID), else_=0)
 NET_LOSSES = select(*(func.coalesce(func.sum(case((rounds.c.started_at > bindparam(f"p_since_{period}"), TAKEN),
                                                   else_=0)), 0) for period in PERIODS)).where(
     rounds.c.player_id == bindparam("p_player"), rounds.c.fun.is_(False),

@@ -91,7 +91,7 @@ ledger = Table(
     "ledger", metadata,
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("player_id", Id, ForeignKey("players.id"), nullable=False),
-    Column("kind", String(12), nullable=False),  # deposit withdrawal stake win refund reversal
+    Column("kind", String(12), nullable=False),  # deposit withdrawal stake win refund reversal promo promo_back
     Column("amount", BigInteger, nullable=False),  # minor units, never negative; the kind gives the sign
     Column("round_id", Id, nullable=True),
     Column("reference", String(100), nullable=True),
@@ -131,6 +131,10 @@ rounds = Table(
     # The model that played the round (``game/version:fingerprint``), computed by the database
     # from the record (migration 0016 gives each database its expression): never written.
     Column("model", Text, Computed(MODEL_OF_RECORD)),
+    # A free round: the grant it was played from (its stake the operator's promotional money) and
+    # the operator's reference of its campaign, which its history shows.
+    Column("free_grant_id", Id, nullable=True),
+    Column("free_campaign", String(100), nullable=True),
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
     Index("ix_rounds_finished", "status", "finished_at"),  # the back office's reports: a range of finish times
@@ -346,6 +350,44 @@ office_sessions = Table(
     Column("ended_at", BigInteger, nullable=True),
 )
 Index("ix_change_log_subject", change_log.c.subject)
+
+# Free rounds: an operator's campaign (games, a bet per currency, rounds per player, when valid)
+# and its grants to players. A grant's ``rounds_played`` only ever grows by a conditional update
+# in the transaction that commits the round (:mod:`slotforge.rgs.free`), so it never passes
+# ``rounds_granted``. JSON text: ``games`` a list of codes, ``bets`` currency -> the game's bet fields.
+free_campaigns = Table(
+    "free_campaigns", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("operator_id", Id, ForeignKey("operators.id"), nullable=False),
+    Column("reference", String(100), nullable=False),  # the operator's, unique per operator
+    Column("name", String(200), nullable=False),
+    Column("games", Text, nullable=False),
+    Column("bets", Text, nullable=False),
+    Column("rounds", Integer, nullable=False),  # per player
+    Column("valid_from", BigInteger, nullable=False),
+    Column("valid_until", BigInteger, nullable=False),  # exclusive: unplayed rounds lapse then
+    Column("player_cap", Integer, nullable=True),
+    Column("allow_gamble", Boolean, nullable=False),
+    Column("jackpot_eligible", Boolean, nullable=False, server_default="0"),
+    Column("request_hash", String(64), nullable=False),  # what made it (a repeat of another body is refused)
+    Column("created_at", BigInteger, nullable=False),
+    Column("cancelled_at", BigInteger, nullable=True),
+    UniqueConstraint("operator_id", "reference"),
+)
+
+free_grants = Table(
+    "free_grants", metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("campaign_id", Id, ForeignKey("free_campaigns.id"), nullable=False),
+    Column("player_id", Id, ForeignKey("players.id"), nullable=False),
+    Column("rounds_granted", Integer, nullable=False),
+    Column("rounds_played", Integer, nullable=False, server_default="0"),
+    Column("state", String(12), nullable=False),  # offered accepted declined lapsed
+    Column("created_at", BigInteger, nullable=False),
+    Column("updated_at", BigInteger, nullable=False),
+    UniqueConstraint("campaign_id", "player_id"),
+    Index("ix_free_grants_player", "player_id"),
+)
 
 # More rows of one table than the transaction a SQLite server was writing when it stopped could
 # have held: a group commit's writers (32) times a round's rows of one table.

@@ -10,6 +10,7 @@ import { call, can, hasSessionCookie, keepKey, OfficeError, remember, storedKey,
 import { esc, fields } from "./dom";
 import { showChanges } from "./compliance";
 import { showDashboard } from "./dashboard";
+import { showCampaign, showCampaigns } from "./campaigns";
 import { showOwed } from "./owed";
 import { showPlayer, showPlayers } from "./players";
 import { showRound, showRounds } from "./rounds";
@@ -25,6 +26,7 @@ const VIEWS: [string, string, string][] = [
   ["players", "Players", "lookups"],
   ["rounds", "Rounds", "lookups"],
   ["owed", "Outbox & wallet", "lookups"],
+  ["campaigns", "Free rounds", "campaigns"],
   ["changes", "Changes", "lookups"],
   ["access", "Keys & users", "read_admin"],
 ];
@@ -128,6 +130,8 @@ async function route(): Promise<void> {
     else if (name === "rounds" && /^\d+$/.test(path)) await showRound(view, Number(path));
     else if (name === "rounds") await showRounds(view, params);
     else if (name === "owed") await showOwed(view);
+    else if (name === "campaigns" && path) await showCampaign(view, decodeURIComponent(path));
+    else if (name === "campaigns") await showCampaigns(view);
     else if (name === "changes") await showChanges(view);
     else if (name === "access") await showAccess(view);
     else await showDashboard(view);

@@ -20,6 +20,10 @@ export type DailyReport = Schemas["DailyReport"];
 export type RtpReport = Schemas["RtpReport"];
 export type PlayerList = Schemas["PlayerList"];
 export type RoundList = Schemas["RoundList"];
+export type Campaign = Schemas["Campaign"];
+export type CampaignPage = Schemas["CampaignPage"];
+export type CampaignShown = Schemas["CampaignShown"];
+export type Grants = Schemas["Grants"];
 
 export type Cell = string | { symbol?: string; [field: string]: unknown };
 

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from slotforge.amounts import AmountText
-from slotforge.rgs import errors
+from slotforge.rgs import errors, free
 
 # -- amounts and times --------------------------------------------------------------------------
 Money = Annotated[str, Field(pattern=r"^[0-9]+\.[0-9]{2}$", examples=["12.50"],
@@ -121,6 +121,13 @@ class WalletState(Answer):
                                                        "`credit_pending` until it acknowledges the win")
 
 
+class FreeRoundMark(Answer):
+    """What marks a free round."""
+
+    grant: int = Field(description="the grant the round was one of")
+    campaign: str = Field(description="the operator's reference of the campaign")
+
+
 class Round(Open):
     """A round as players and operators see it: the engine's record (docs/scripts.md) and the
     server's fields. A round voided before its round function ran, or one whose stake is still
@@ -150,6 +157,8 @@ class Round(Open):
     currency: str = Field(description="the player's currency (ISO 4217)")
     void_reason: str | None = Field(None, description="why the round is void (void rounds only)")
     wallet: WalletState | None = Field(None, description="the round at the operator's wallet (seamless only)")
+    free_round: FreeRoundMark | None = Field(None, description="a free round: its grant and campaign (its stake the "
+                                                               "operator's)")
 
 
 class RoundAnswer(Answer):
@@ -251,6 +260,33 @@ class SessionGame(Answer):
     stake_rule: StakeRule = Field(description="how a bet's stake follows from its fields")
 
 
+class FreeRounds(Answer):
+    """A player's free rounds: a grant of an operator's campaign."""
+
+    id: int = Field(description="the grant's id: a round request's `free_round`")
+    campaign: str = Field(description="the operator's reference of the campaign")
+    name: str = Field(description="the campaign's name")
+    games: list[str] = Field(description="the games the rounds may be played on")
+    bet: dict[str, Any] = Field(description="the bet of every round (the game's bet fields), in the player's currency")
+    rounds: int = Field(description="rounds granted")
+    played: int = Field(description="rounds played")
+    left: int = Field(description="rounds left to play")
+    state: Literal["offered", "accepted", "declined", "finished", "lapsed"] = Field(
+        description="`offered` (not answered yet, or put off), `accepted`, `declined`, `finished` (all played), "
+                    "`lapsed` (the campaign cancelled or over with rounds left)")
+    won: Money = Field(description="what the grant's completed rounds have won")
+    valid_from: Time = Field(description="when its rounds may first be played")
+    valid_until: Time = Field(description="when unplayed rounds lapse")
+    gamble: bool = Field(description="whether its rounds offer the gamble")
+    jackpot: bool = Field(description="whether its rounds contribute to and may win the progressive jackpot")
+
+
+class FreeRoundsList(Answer):
+    """The player's free rounds to play or to answer."""
+
+    free_rounds: list[FreeRounds] = Field(description="one per grant, oldest first")
+
+
 class Session(Answer):
     """The player's session: balance, rules, games, open rounds and carried state."""
 
@@ -266,6 +302,8 @@ class Session(Answer):
                                                  "their game")
     net_position: SignedMoney = Field(description="wins minus stakes of this session's finished rounds")
     elapsed_s: int = Field(description="seconds since the session opened")
+    free_rounds: list[FreeRounds] = Field(description="the player's free rounds to play or to answer (play now, "
+                                                      "later, or decline)")
     carried_state: dict[str, dict[str, Any]] = Field(description="per game, the state carried between its rounds "
                                                                  "(Moon of Fortune's stickies)")
 
@@ -504,10 +542,97 @@ class GameFigures(Answer):
     model_rtp: Ratio | None = Field(description="the model's RTP (null for a game no longer offered)")
 
 
-class GameReport(Answer):
-    """Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's."""
+class FreeFigures(Answer):
+    """One game's free rounds over the period: their bets are the operator's promotional money."""
 
-    games: list[GameFigures] = Field(description="one entry per game played in the period")
+    game: str = Field(description="the game's code")
+    rounds: int = Field(description="completed free rounds")
+    bets: Money = Field(description="their bets (paid by the operator's campaigns, not by players)")
+    wins: Money = Field(description="the wins paid: what the free rounds cost")
+    rtp: Ratio | None = Field(description="wins over bets (null without bets)")
+
+
+class GameReport(Answer):
+    """Per game: rounds, stakes, wins, GGR and the actual RTP beside the model's (paid rounds),
+    and the free rounds apart."""
+
+    games: list[GameFigures] = Field(description="one entry per game played in the period (paid rounds only)")
+    free_rounds: list[FreeFigures] = Field(description="one entry per game with free rounds in the period")
+
+
+# -- free-round campaigns ----------------------------------------------------------------------------
+class Campaign(Answer):
+    """A free-round campaign."""
+
+    reference: str = Field(description="the operator's reference")
+    name: str = Field(description="its name")
+    games: list[str] = Field(description="the games its rounds may be played on")
+    bets: dict[str, dict[str, Any]] = Field(description="per currency, the bet of every round (the game's bet fields)")
+    stakes: dict[str, dict[str, Money]] = Field(description="per currency and game, a round's stake")
+    rounds: int = Field(description="free rounds per player")
+    valid_from: Time = Field(description="when its rounds may first be played")
+    valid_until: Time = Field(description="when unplayed rounds lapse")
+    player_cap: int | None = Field(description="the most players it may be granted to (null: no cap)")
+    allow_gamble: bool = Field(description="whether its rounds offer the gamble")
+    jackpot_eligible: bool = Field(description="whether its rounds contribute to and may win the progressive jackpot")
+    state: Literal["scheduled", "active", "ended", "cancelled"] = Field(description="where it stands now")
+    created_at: Time = Field(description="when it was made")
+    cancelled_at: Time | None = Field(description="when it was cancelled, or null")
+
+
+class CurrencyProgress(Answer):
+    """A campaign's progress in one currency."""
+
+    players: int = Field(description="players granted")
+    rounds_granted: int = Field(description="rounds granted")
+    rounds_played: int = Field(description="rounds started (each spends one of its grant's)")
+    rounds_complete: int = Field(description="rounds complete")
+    bets: Money = Field(description="the bets of the complete rounds (the operator's promotional money)")
+    wins_paid: Money = Field(description="the wins paid")
+    cost_so_far: Money = Field(description="what the campaign cost so far: the wins paid")
+    expected_cost_of_played: Money = Field(description="the complete rounds' bets times their game's RTP")
+    expected_cost: Money = Field(description="every round granted times the bet times the RTP (of the campaign's "
+                                             "costliest game)")
+
+
+class Progress(Answer):
+    """A campaign's progress: players, rounds, cost so far beside the expected cost."""
+
+    players: int = Field(description="players granted")
+    rounds_granted: int = Field(description="rounds granted")
+    rounds_played: int = Field(description="rounds started")
+    by_currency: dict[str, CurrencyProgress] = Field(description="the figures of each currency")
+
+
+class CampaignShown(Answer):
+    """A campaign and its progress."""
+
+    campaign: Campaign = Field(description="the campaign")
+    progress: Progress = Field(description="its progress")
+
+
+class CampaignPage(Answer):
+    """The operator's campaigns, newest first."""
+
+    campaigns: list[Campaign] = Field(description="the campaigns, newest first")
+
+
+class Grant(Answer):
+    """One player's grant of a campaign."""
+
+    player_id: str = Field(description="the operator's id of the player")
+    grant: int = Field(description="the grant's id")
+    rounds: int = Field(description="rounds granted")
+    played: int = Field(description="rounds played")
+    state: str = Field(description="`offered`, `accepted`, `declined`, `finished` or `lapsed`")
+    new: bool = Field(description="granted by this call (false: granted before, unchanged)")
+
+
+class Grants(Answer):
+    """The grants of a call: one per player asked for."""
+
+    campaign: str = Field(description="the campaign's reference")
+    grants: list[Grant] = Field(description="one per player, in the order asked")
 
 
 # -- errors -----------------------------------------------------------------------------------------
@@ -599,6 +724,10 @@ WALLET_UNAVAILABLE = Refusal(503, "WALLET_UNAVAILABLE", "the operator's wallet d
                                                         "is void and nothing was taken")
 JACKPOT_UNAVAILABLE = Refusal(503, "JACKPOT_UNAVAILABLE", "the jackpot service cannot be reached; nothing was taken "
                                                           "(with `Retry-After`)", errors.JackpotUnavailable)
+FREE_ROUNDS_UNAVAILABLE = Refusal(409, "FREE_ROUNDS_UNAVAILABLE", "the free rounds have none left to play: all "
+                                                                  "played, declined, lapsed, or the campaign "
+                                                                  "cancelled or outside its dates",
+                                  free.FreeRoundsUnavailable)
 GAME_WARMING_UP = Refusal(503, "GAME_WARMING_UP", "the game's round function is still being compiled "
                                                   "(with `warmup` and `Retry-After`)", errors.GameWarmingUp)
 
@@ -609,7 +738,8 @@ REFUSALS = (KEY_MISSING, INVALID_SESSION, INVALID_API_KEY, SIGN_IN_REFUSED, FORB
             GAME_NOT_ALLOWED, GAMBLE_NOT_ALLOWED, NOT_FOUND, NO_SUCH_PATH, ROUND_IN_PROGRESS, CLAIM_NOT_COMMITTED,
             REQUEST_IN_PROGRESS,
             AUTOPLAY_STOPPED, TOO_LARGE, INVALID_BET, INVALID_CHOICE, KEY_REUSED, VALIDATION, MIN_ROUND_DURATION,
-            RATE_LIMITED, MALFUNCTION, INTERNAL, WALLET_UNAVAILABLE, JACKPOT_UNAVAILABLE, GAME_WARMING_UP)
+            RATE_LIMITED, MALFUNCTION, INTERNAL, WALLET_UNAVAILABLE, JACKPOT_UNAVAILABLE, GAME_WARMING_UP,
+            FREE_ROUNDS_UNAVAILABLE)
 BY_ERROR = {refusal.error: refusal for refusal in REFUSALS if refusal.error is not None}
 
 
@@ -649,7 +779,8 @@ SESSION = declare(Session, *PLAYER)
 PLAY_ROUND = declare(RoundAnswer, *PLAYER, *POSTED, INSUFFICIENT_FUNDS, FEATURE_DISABLED, LIMIT_EXCEEDED,
                      LOSS_LIMIT_REACHED, SESSION_LIMIT_REACHED, TIMED_OUT,
                      GAME_NOT_ALLOWED, NOT_FOUND, ROUND_IN_PROGRESS, AUTOPLAY_STOPPED, INVALID_BET,
-                     MIN_ROUND_DURATION, MALFUNCTION, WALLET_UNAVAILABLE, JACKPOT_UNAVAILABLE, GAME_WARMING_UP)
+                     MIN_ROUND_DURATION, MALFUNCTION, WALLET_UNAVAILABLE, JACKPOT_UNAVAILABLE, GAME_WARMING_UP,
+                     FREE_ROUNDS_UNAVAILABLE)
 DECIDE = declare(RoundAnswer, *PLAYER, *POSTED, GAMBLE_NOT_ALLOWED, NOT_FOUND, INVALID_CHOICE, MALFUNCTION,
                  JACKPOT_UNAVAILABLE, GAME_WARMING_UP)
 RECALL = declare(RoundPage, *PLAYER, FEATURE_DISABLED)
@@ -659,6 +790,9 @@ START_AUTOPLAY = declare(AutoplayPlan, *PLAYER, *POSTED, FEATURE_DISABLED, LIMIT
 AUTOPLAY = declare(AutoplayPlan, *PLAYER, NOT_FOUND)
 LIMITS = declare(Limits, *PLAYER, FEATURE_DISABLED)
 TAKE_TIME_OUT = declare(Limits, *PLAYER, *POSTED, FEATURE_DISABLED)
+FREE_ROUNDS = declare(FreeRoundsList, *PLAYER)
+ONE_FREE_ROUNDS = declare(FreeRounds, *PLAYER, NOT_FOUND)
+ANSWER_OFFER = declare(FreeRounds, *PLAYER, *POSTED, NOT_FOUND, FREE_ROUNDS_UNAVAILABLE)
 JACKPOTS = declare(Jackpots, *PLAYER, JACKPOT_UNAVAILABLE)
 JACKPOT_STREAM: Responses = {
     200: {"description": "Server-sent events: `values` every second (`{\"pools\": [{\"pool\", \"currency\", "
@@ -681,6 +815,11 @@ OPERATOR_PLAYER = declare(OperatorPlayer, *OPERATOR, NOT_FOUND)
 OPERATOR_ROUNDS = declare(RoundPage, *OPERATOR)
 VOID_ROUND = declare(Voided, *OPERATOR, TOO_LARGE, NOT_FOUND, REQUEST_IN_PROGRESS)
 GAME_REPORT = declare(GameReport, *OPERATOR)
+CREATE_CAMPAIGN = declare(Campaign, *OPERATOR, TOO_LARGE, GAME_NOT_ALLOWED, INVALID_BET, KEY_REUSED)
+CAMPAIGNS = declare(CampaignPage, *OPERATOR)
+CAMPAIGN = declare(CampaignShown, *OPERATOR, NOT_FOUND)
+GRANT = declare(Grants, *OPERATOR, TOO_LARGE, NOT_FOUND, LIMIT_EXCEEDED, FREE_ROUNDS_UNAVAILABLE)
+CANCEL_CAMPAIGN = declare(CampaignShown, *OPERATOR, NOT_FOUND)
 
 
 # -- compliance: the change log, integrity, dispute links, erasure (docs/compliance.md) -----------

@@ -92,7 +92,9 @@ class RtpReport(Answer):
 
     since: Time = Field(description="the period's start as asked (none: every round)")
     until: Time = Field(description="the period's end as asked (none: up to now)")
-    games: list[RtpLine] = Field(description="one line per game with rounds in the period")
+    games: list[RtpLine] = Field(description="one line per game with rounds in the period (rounds players paid for)")
+    free_rounds: list[RtpLine] = Field(description="the same of the free rounds (their bets the operator's "
+                                                   "campaigns'), apart from the paid ones")
 
 
 class PlayerLine(Answer):
@@ -287,13 +289,15 @@ def iso_of(moment: datetime | None) -> str | None:
              responses=answers.declare(RtpReport, *answers.OPERATOR))
 def rtp_report(caller: CanReadReports, request: Request, since: Since = None, until: Until = None) -> dict[str, Any]:
     """Live RTP against theory: per game, the actual RTP of every real-money round finished in the
-    period beside the published RTP and the 99% interval it should fall in after that many rounds
-    (from the PAR sheet's standard deviation of one round), flagged when outside."""
+    period (the rounds players paid for; the free rounds apart, in ``free_rounds``) beside the
+    published RTP and the 99% interval it should fall in after that many rounds (from the PAR
+    sheet's standard deviation of one round), flagged when outside."""
     operator_id = caller.operator_id
     server = server_of(request)
     with server.engine.connect() as conn:
         games = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request))
-    return {"since": iso_of(since), "until": iso_of(until), "games": games}
+        free = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request), free=True)
+    return {"since": iso_of(since), "until": iso_of(until), "games": games, "free_rounds": free}
 
 
 class AlertLine(Answer):

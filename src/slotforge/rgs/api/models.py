@@ -75,6 +75,8 @@ class RoundRequest(Body):
     bet: dict[str, Any] = Field(default_factory=dict, description="the game's bet fields (defaults fill the rest)")
     autoplay: Id | None = Field(None, description="the autoplay plan this round counts against")
     script: dict[str, Any] | None = Field(None, description="forced outcomes (QA mode, fun sessions only)")
+    free_round: Id | None = Field(None, description="a free-round grant of the player's (`free_rounds` of the "
+                                                    "session): the round is one of its rounds, at its campaign's bet")
 
 
 class DecisionRequest(Body):
@@ -131,3 +133,37 @@ class TransactionRequest(Body):
 class VoidRequest(Body):
     reason: Annotated[Text, StringConstraints(min_length=1, max_length=500), AfterValidator(not_blank)] = Field(
         description="why the round is void (kept with the round and its ledger entries); not only spaces")
+
+
+class CampaignRequest(Body):
+    """A free-round campaign: its games, a bet per currency, rounds per player and its dates."""
+
+    reference: Code = Field(description="the operator's own reference, unique per operator (a repeat with the same "
+                                        "body answers the campaign)")
+    name: Annotated[Text, StringConstraints(min_length=1, max_length=200), AfterValidator(not_blank)]
+    games: list[Code] = Field(min_length=1, max_length=20, description="the games its rounds may be played on")
+    bets: dict[Currency, dict[str, Any]] = Field(min_length=1, description="per currency, the bet of every round: "
+                                                                           "the game's bet fields, a bet option of "
+                                                                           "each game")
+    rounds: int = Field(ge=1, le=10_000, description="free rounds per player")
+    valid_from: Moment = Field(description="when its rounds may first be played (ISO 8601; UTC without a zone)")
+    valid_until: Moment = Field(description="when unplayed rounds lapse (exclusive)")
+    player_cap: int | None = Field(None, ge=1, le=10_000_000, description="the most players it may be granted to")
+    allow_gamble: bool = Field(False, description="whether its rounds offer the gamble")
+    jackpot_eligible: bool = Field(False, description="whether its rounds contribute to and may win the progressive "
+                                                      "jackpot")
+
+
+class GrantedPlayer(Body):
+    player_id: Code = Field(description="the operator's id of the player (created on first use)")
+    currency: Currency = Field(description="the player's currency: one the campaign has a bet in")
+
+
+class GrantRequest(Body):
+    """Players to grant a campaign's rounds to (a player granted already keeps their grant)."""
+
+    players: list[GrantedPlayer] = Field(min_length=1, max_length=1000)
+
+
+class OfferAnswer(Body):
+    choice: Literal["accept", "later", "decline"] = Field(description="play now, put off, or give the rounds up")

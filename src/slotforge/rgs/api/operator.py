@@ -4,11 +4,12 @@ takes (:mod:`slotforge.rgs.backoffice.roles`)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
-from sqlalchemy import Float, cast, func, select
+from sqlalchemy import Float, Select, cast, func, select
 
 from slotforge.maths.stats import summarise
 from slotforge.rgs.api import access, answers
@@ -167,23 +168,19 @@ def refuse_at_the_wallet(row: dict[str, Any]) -> None:
 @router.get("/reports/games", response_model=None, responses=answers.GAME_REPORT)
 def game_report(caller: CanReadGameReport, request: Request, since: Since = None,
                 until: Until = None) -> dict[str, Any]:
-    """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the model's."""
+    """Per game: rounds, stakes, wins, GGR and the actual RTP with its 99% interval beside the
+    model's, of the rounds players paid for; the free rounds (their bets the operator's
+    promotional money) apart."""
     operator_id = caller.operator_id
     server = server_of(request)
     ratio = cast(rounds.c.win, Float) / rounds.c.stake
-    query = (
-        select(rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(ratio),
-               func.sum(ratio * ratio))
-        .join(players, players.c.id == rounds.c.player_id)
-        .where(players.c.operator_id == operator_id, rounds.c.status == "complete", rounds.c.fun.is_(False))
-        .group_by(rounds.c.game)
-    )
-    if since is not None:
-        query = query.where(rounds.c.finished_at >= millis(since))
-    if until is not None:
-        query = query.where(rounds.c.finished_at < millis(until))
+    paid = select(rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win), func.sum(ratio),
+                  func.sum(ratio * ratio)).where(rounds.c.free_grant_id.is_(None))
+    free_rounds = select(rounds.c.game, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win)).where(
+        rounds.c.free_grant_id.is_not(None))
     with server.engine.connect() as conn:
-        rows = conn.execute(query).all()
+        rows = conn.execute(in_period(paid, operator_id, since, until)).all()
+        free_rows = conn.execute(in_period(free_rounds, operator_id, since, until)).all()
     report = []
     for game, count, stakes, wins, returns, squares in rows:
         # The interval is that of the mean return per round (each round's win over its stake).
@@ -197,4 +194,20 @@ def game_report(caller: CanReadGameReport, request: Request, since: Since = None
             "rtp_ci99": str(Decimal(repr(figures["ci99"])).quantize(Decimal("0.000001"))),
             "model_rtp": str(model.spec.rtp) if model else None,
         })
-    return {"games": report}
+    return {"games": report, "free_rounds": [
+        {"game": game, "rounds": int(count), "bets": to_text(int(bets)), "wins": to_text(int(wins)),
+         "rtp": str((Decimal(int(wins)) / Decimal(int(bets))).quantize(Decimal("0.000001"))) if bets else None}
+        for game, count, bets, wins in free_rows]}
+
+
+def in_period(query: Select, operator_id: int, since: datetime | None, until: datetime | None) -> Select:
+    """``query`` (of rounds, grouped by game) over the operator's complete real-money rounds
+    finished in the period."""
+    query = (query.join(players, players.c.id == rounds.c.player_id)
+             .where(players.c.operator_id == operator_id, rounds.c.status == "complete", rounds.c.fun.is_(False))
+             .group_by(rounds.c.game))
+    if since is not None:
+        query = query.where(rounds.c.finished_at >= millis(since))
+    if until is not None:
+        query = query.where(rounds.c.finished_at < millis(until))
+    return query

@@ -14,9 +14,10 @@ from sqlalchemy import func, insert, select, update
 from slotforge.engine import round as runner
 from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, ScriptError
+from slotforge.rgs import free
 from slotforge.rgs.api import access, answers
 from slotforge.rgs.api.models import AutoplayRequest, DecisionRequest, FunSessionRequest, Id, RoundRequest
-from slotforge.rgs.errors import FeatureDisabled, InvalidBet, LimitExceeded, NotFound, field_of, invalid
+from slotforge.rgs.errors import FeatureDisabled, GameNotAllowed, InvalidBet, LimitExceeded, NotFound, field_of, invalid
 from slotforge.rgs.fun import FunSessions
 from slotforge.rgs.jackpots.embedded import POOL_CURRENCY, has_pool
 from slotforge.rgs.money import to_minor, to_signed_text, to_text
@@ -101,8 +102,9 @@ def fun_session(body: FunSessionRequest, request: Request) -> dict[str, Any]:
 
 @router.get("/session", response_model=None, responses=answers.SESSION)
 def session(auth: Player, request: Request) -> dict[str, Any]:
-    """The player, balance, jurisdiction rules, the games and their bets, any open rounds, and the
-    state carried between rounds of the games that keep one (Moon of Fortune's stickies)."""
+    """The player, balance, jurisdiction rules, the games and their bets, any open rounds, the
+    state carried between rounds of the games that keep one (Moon of Fortune's stickies), and the
+    free rounds the operator granted to play or to answer."""
     server = server_of(request)
     complete_stale_rounds(server, auth.player_id)
     now = server.now()
@@ -114,6 +116,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
             rounds.c.session_id == auth.session_id, rounds.c.status == "complete")).scalar_one()
         carried = conn.execute(select(carried_state.c.game, carried_state.c.state).where(
             carried_state.c.player_id == auth.player_id)).all()
+        free_rounds = free.offered(conn, auth.player_id, auth.currency, auth.fun, now)
     return {
         "player": auth.player_id,
         "currency": auth.currency,
@@ -126,6 +129,7 @@ def session(auth: Player, request: Request) -> dict[str, Any]:
         "net_position": to_signed_text(int(net)),
         "elapsed_s": (now - auth.started_at) // 1000,
         "carried_state": {game: json.loads(state) for game, state in carried if game in server.games},
+        "free_rounds": free_rounds,
     }
 
 
@@ -156,6 +160,8 @@ async def answer_round(server: Server, auth: Auth, body: RoundRequest, path: str
     or in a thread), a plain one at an operator's wallet likewise, any other in its operator's
     lane (the straight path answers the committed round's bytes as they are; the others a JSON
     body)."""
+    if body.free_round is not None:
+        return await server.lanes.run(auth.operator_id, lambda: play_free(server, auth, body, path, key))
     asked = ask(server, auth, body, path)
     if straight(auth, asked.game, body.autoplay):
         played = await play_straight(server, auth, asked.game, asked.bet, asked.script, key, asked.fingerprint)
@@ -199,6 +205,33 @@ def play_general(server: Server, auth: Auth, body: RoundRequest, asked: Asked, k
             conn, row, auth, asked.game, asked.bet, asked.script, body.autoplay, debit=debit))
 
     return answer(*staked(server, auth, key, asked.game.code, asked.bet.total_bet, body.autoplay, run))
+
+
+def play_free(server: Server, auth: Auth, body: RoundRequest, path: str, key: str | None) -> JSONResponse:
+    """A round request naming a free-round grant: the campaign's game and bet, no stake from the
+    balance, on the general path (in the operator's lane), the grant's round spent in the round's
+    transaction."""
+    check_key(key)
+    if body.autoplay is not None or body.script is not None:
+        field = "autoplay" if body.autoplay is not None else "script"
+        raise FeatureDisabled(f"{field}: not with free rounds", field=field)
+    game = server.playable(body.game, auth)
+    with server.engine.connect() as conn:
+        row, campaign = free.player_grant(conn, body.free_round, auth.player_id)
+    if game.code not in campaign.games:
+        raise GameNotAllowed(f"game: free rounds {row['id']} are played on {campaign.games}, got {game.code}",
+                             field="game")
+    bet = free.parse_free_bet(game, auth.currency, campaign.bets[auth.currency])
+    if body.bet and parse_bet(game, body.bet).as_json() != bet.as_json():
+        raise invalid("bet", f"bet: free rounds {row['id']} play the campaign's bet {bet.as_json()}, got {body.bet}")
+    check_stake(auth, bet)
+    if campaign.jackpot_eligible:
+        check_pool(server, auth, game)
+    fingerprint = request_hash(path, body.model_dump(mode="json"))
+    chosen = free.FreeRound(row["id"], campaign)
+    status, answer = server.once.run(auth.player_id, key, fingerprint, lambda conn, player: server.start_round(
+        conn, player, auth, game, bet, None, None, free=chosen))
+    return JSONResponse(answer, status_code=status)
 
 
 @router.post("/rounds/{round_id}/decisions", response_model=None, responses=answers.DECIDE)

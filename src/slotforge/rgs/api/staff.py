@@ -42,7 +42,8 @@ class Me(Answer):
     role: Role | None = Field(description="a user's role (none for a key)")
     scopes: list[Scope] = Field(description="a key's scopes (empty for a user)")
     abilities: list[str] = Field(description="what the caller may do: reports, lookups, support, void, claims, "
-                                             "settle, read_admin, admin")
+                                             "settle, read_admin, admin, campaigns (read free-round campaigns), "
+                                             "free_rounds (make, grant and cancel them)")
 
 
 class SignedIn(Me):

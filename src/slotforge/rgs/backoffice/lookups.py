@@ -14,12 +14,14 @@ from slotforge.rgs.errors import NotFound
 from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.rounds.views import iso
 from slotforge.rgs.schema import autoplays, ledger, outbox, players, rounds, sessions
+from slotforge.rgs.wallets.internal import SIGN
 
 LEDGER_ROWS = 100
 SESSION_ROWS = 20
 PLAN_ROWS = 20
 # Ledger kinds that take money from the player's balance (the rest add to it).
-DEBITS = {"withdrawal", "stake", "reversal"}
+# The ledger kinds that take money from a balance, as the wallet books them (one rule: its SIGN).
+DEBITS = frozenset(kind for kind, sign in SIGN.items() if sign < 0)
 
 
 def not_found(what: str) -> NotFound:

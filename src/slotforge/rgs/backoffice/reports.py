@@ -32,11 +32,14 @@ FIRST_DAY, LAST_DAY = date(1970, 2, 1), date(9999, 12, 30)
 RATIO = Decimal("0.000001")
 
 
-def real_rounds(operator_id: int | None) -> Select:
+def real_rounds(operator_id: int | None, free: bool = False) -> Select:
     """The operator's finished real-money rounds (void ones are not played), or every operator's
     (``None``: the server's metrics); read by their finish time through ``ix_rounds_finished``
-    (status and finish time; the status a literal, which the planner matches to the index)."""
-    query = select().select_from(rounds).where(is_complete(rounds), rounds.c.fun.is_(False))
+    (status and finish time; the status a literal, which the planner matches to the index).
+    The rounds players paid for, or (``free``) the free rounds, whose bets are the operator's
+    promotional money: each report shows them apart, never summed together."""
+    granted = rounds.c.free_grant_id.is_not(None) if free else rounds.c.free_grant_id.is_(None)
+    query = select().select_from(rounds).where(is_complete(rounds), rounds.c.fun.is_(False), granted)
     if operator_id is None:
         return query
     return query.join(players, players.c.id == rounds.c.player_id).where(players.c.operator_id == operator_id)
@@ -138,13 +141,14 @@ def contributed(conn: Connection, operator_id: int, starts: list[int], zone: Zon
 
 # -- live RTP against theory --------------------------------------------------------------------
 def live_rtp(conn: Connection, operator_id: int | None, since: int | None, until: int | None,
-             theory: Mapping[str, tuple[Decimal, Decimal | None]]) -> list[dict[str, Any]]:
+             theory: Mapping[str, tuple[Decimal, Decimal | None]], free: bool = False) -> list[dict[str, Any]]:
     """Per game and RTP version: the actual RTP of the operator's real-money rounds finished in
     ``[since, until)`` beside ``theory[model]`` (the version's RTP and the standard deviation of
     one round in total bets, None where no PAR sheet states it), with the band it should fall
-    in and whether it is outside. A round's version is the model its record names."""
+    in and whether it is outside. A round's version is the model its record names. ``free``: the
+    free rounds' lines instead of the paid rounds'."""
     report = []
-    for game, model, count, stakes, wins, squares in conn.execute(rtp_query(operator_id, since, until)):
+    for game, model, count, stakes, wins, squares in conn.execute(rtp_query(operator_id, since, until, free)):
         rtp, std = theory.get(model, (None, None))
         line = rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std)
         report.append({"game": game, "version": version_of(model), "model": model, **line})
@@ -161,9 +165,9 @@ def theory(games: Offer) -> dict[str, tuple[Decimal, Decimal | None]]:
     return found
 
 
-def rtp_query(operator_id: int | None, since: int | None, until: int | None) -> Select:
+def rtp_query(operator_id: int | None, since: int | None, until: int | None, free: bool = False) -> Select:
     """The figures of :func:`live_rtp` per game and model, of the rounds finished in ``[since, until)``."""
-    query = real_rounds(operator_id).add_columns(
+    query = real_rounds(operator_id, free).add_columns(
         rounds.c.game, rounds.c.model, func.count(), func.sum(rounds.c.stake), func.sum(rounds.c.win),
         func.sum(cast(rounds.c.stake, Float) * cast(rounds.c.stake, Float))).group_by(rounds.c.game, rounds.c.model)
     if since is not None:

@@ -70,6 +70,8 @@ CLAIMS = Need("read jackpot claims", ("read",), "finance")
 SETTLE = Need("settle jackpot claims", ("write",), "finance")
 READ_ADMIN = Need("read keys and users", ("read",), "admin")
 ADMIN = Need("manage keys, users and players' data", ("write",), "admin")
+CAMPAIGNS = Need("read free-round campaigns", ("rounds", "read"), "support")
+GRANT_FREE_ROUNDS = Need("make, grant and cancel free-round campaigns", ("rounds", "write"), "finance")
 EVERYONE = Need("sign in", SCOPES, "viewer")
 
 
@@ -77,7 +79,8 @@ def abilities(scopes: tuple[str, ...] = (), role: str | None = None) -> list[str
     """The names of the needs a key's scopes or a user's role meet (the back office shows only
     what they allow)."""
     needs = {"reports": REPORTS, "lookups": LOOKUPS, "support": SUPPORT, "void": VOID, "claims": CLAIMS,
-             "settle": SETTLE, "read_admin": READ_ADMIN, "admin": ADMIN}
+             "settle": SETTLE, "read_admin": READ_ADMIN, "admin": ADMIN, "campaigns": CAMPAIGNS,
+             "free_rounds": GRANT_FREE_ROUNDS}
     if role is not None:
         return [name for name, need in needs.items() if need.allows_role(role)]
     return [name for name, need in needs.items() if need.allows_key(scopes)]

@@ -49,6 +49,8 @@ KINDS = {
     "key_rotated": "operator:NAME/key:KEY (the old key's end of grace, the new key's id)",
     "user_added": "operator:NAME/user:USER",
     "user_changed": "operator:NAME/user:USER (role, disabled, password changed: never the password)",
+    "campaign_created": "campaign:REFERENCE (a free-round campaign, as asked)",
+    "campaign_cancelled": "campaign:REFERENCE",
 }
 
 

@@ -23,6 +23,7 @@ from sqlalchemy import Engine, Select, Table, func, select
 from slotforge.engine.game import version_of
 from slotforge.rgs.rounds.views import utc_second
 from slotforge.rgs.schema import ledger, operators, players, rounds
+from slotforge.rgs.wallets.internal import SIGN
 
 BATCH = 5_000
 Format = Literal["csv", "jsonl"]
@@ -51,7 +52,8 @@ def model_of(record: str) -> str | None:
     return orjson.loads(record).get("model")
 
 
-DEBITS = frozenset({"withdrawal", "stake", "reversal"})
+# The ledger kinds that take money from a balance, as the wallet books them (one rule: its SIGN).
+DEBITS = frozenset(kind for kind, sign in SIGN.items() if sign < 0)
 
 
 def direction(kind: str) -> str:
@@ -95,7 +97,7 @@ TRANSACTION_COLUMNS = (
     Column("transaction_id", "the server's id of the ledger entry", "id"),
     Column("operator", "the operator's name", "operator"),
     Column("player", "the operator's id of the player (a pseudonym once erased)", "external_id"),
-    Column("kind", "deposit, withdrawal, stake, win, refund or reversal", "kind"),
+    Column("kind", "deposit, withdrawal, stake, win, refund, reversal, promo or promo_back", "kind"),
     Column("amount", "the amount, never negative: the kind gives its direction", "amount", money),
     Column("direction", "credit (to the player) or debit (from the player)", "kind", direction),
     Column("currency", "ISO 4217 code of the amount", "currency"),

@@ -28,7 +28,9 @@ def resume_ahead(server: Server, player_id: int, round_id: int, choice: str | No
         return None
     with server.engine.connect() as conn:
         row = server.store.round_of(conn, round_id, player_id)
-    if row is None or row["status"] != "awaiting" or row["fun"] or not server.warmup.ready(row["game"]):
+    # A free round is resumed by its transaction, which reads whether its campaign opens the pool.
+    if row is None or row["status"] != "awaiting" or row["fun"] or row["free_grant_id"] is not None \
+            or not server.warmup.ready(row["game"]):
         return None
     game = server.played(row)
     if not has_pool(game):

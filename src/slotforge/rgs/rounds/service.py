@@ -28,6 +28,7 @@ from slotforge.engine.bet import Bet, BetError
 from slotforge.engine.game import Game, Operator, ScriptError
 from slotforge.games.warmup import Warmup
 from slotforge.jackpot import Claim
+from slotforge.rgs import free as free_rounds
 from slotforge.rgs.errors import (
     GameNotAllowed,
     GameWarmingUp,
@@ -145,10 +146,11 @@ class Server:
                                  f"operator's rate table has no rate for {currency}", field="game")
         return rate
 
-    def operator_settings(self, auth: Auth, game: Game) -> Operator:
+    def operator_settings(self, auth: Auth, game: Game, gamble: bool = True) -> Operator:
         """What the operator sets for a round of ``game``: the gamble limit (lowered to a cap the
-        game's rules set in a currency of their own, converted) and whether it is fun play."""
-        limit = self.settings.gamble_limit if auth.jurisdiction.gamble else Decimal(0)
+        game's rules set in a currency of their own, converted) and whether it is fun play.
+        ``gamble`` False: no gamble offered (a free round whose campaign does not allow it)."""
+        limit = self.settings.gamble_limit if auth.jurisdiction.gamble and gamble else Decimal(0)
         limit = gamble_cap.gamble_limit(game, limit, auth.currency, self.settings.jackpot_rate, auth.fun)
         return Operator(gamble_limit=limit, fun_play=auth.fun)
 
@@ -157,8 +159,13 @@ class Server:
         """The wallet that holds a round's money: the operator's once its debit was taken there."""
         return self.seamless if row.get("wallet_tx") else self.wallet
 
-    def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int) -> None:
-        """Debit the round's stake (a seamless debit was taken already: it is recorded)."""
+    def take_stake(self, conn: Connection, row: dict[str, Any], debit: DebitIntent | None, now: int,
+                   free: free_rounds.FreeRound | None = None) -> None:
+        """Debit the round's stake (a seamless debit was taken already: it is recorded); a free
+        round's is the operator's promotional money, booked without moving the balance."""
+        if free is not None:
+            free_rounds.book_stake(conn, row, now)
+            return
         wallet = self.wallet if debit is None else self.seamless
         reference = None if debit is None else debit.transaction_id
         row["balance_after"] = wallet.debit(conn, row["player_id"], "stake", row["stake"], round_id=row["id"],
@@ -168,18 +175,23 @@ class Server:
     # -- rounds ---------------------------------------------------------------------------------
     def start_round(self, conn: Connection, player: dict[str, Any], auth: Auth, game: Game, bet: Bet,
                     script: runner.Script | None, autoplay_id: int | None, debit: DebitIntent | None = None,
-                    result: runner.RoundResult | None = None) -> tuple[int, dict[str, Any]]:
+                    result: runner.RoundResult | None = None,
+                    free: free_rounds.FreeRound | None = None) -> tuple[int, dict[str, Any]]:
         """Take the stake and play a new round (it stays open if it waits for a decision).
         ``debit``: a seamless wallet's debit, sent already (:func:`~slotforge.rgs.rounds.debits.staked`);
         ``result``: the round function's, when it was played before the transaction (a game that
-        carries no state)."""
-        if debit is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
+        carries no state); ``free``: a free round's grant, whose round is spent in this transaction."""
+        if debit is None and free is None and auth.wallet == "seamless":  # the twin of a request that ran meanwhile
             raise in_progress()
         now = self.now()
         rules.refuse_open_round(self.store, conn, auth.player_id, game.code)
         rules.refuse_too_soon(player, auth.jurisdiction, now)
         stake = to_minor(bet.total_bet, "bet")
-        if debit is None:  # a seamless wallet answers for itself; its round's limits were checked before its debit
+        if free is not None:  # no round left, or the campaign over: nothing of the round is written
+            free_rounds.take_round(conn, free.grant_id, auth.player_id, now)
+            # A free round stakes nothing of the player's; a time-out or the session's time limit stops it too.
+            rules.refuse_past_own_limits(conn, auth.jurisdiction, auth.fun, auth.player_id, auth.started_at, 0, now)
+        elif debit is None:  # a seamless wallet answers for itself; its round's limits were checked before its debit
             rules.refuse_short_balance(player["balance"], stake)
             rules.refuse_past_own_limits(conn, auth.jurisdiction, auth.fun, auth.player_id, auth.started_at, stake,
                                          now)
@@ -190,6 +202,11 @@ class Server:
                    currency=auth.currency, jurisdiction=auth.jurisdiction_name, stake=stake, win=0, jackpot_win=0,
                    balance_before=player["balance"], balance_after=player["balance"] - stake,
                    autoplay_id=autoplay_id, started_at=now, finished_at=None, void_reason=None)
+        if free is not None:
+            row.update(free_grant_id=free.grant_id, free_campaign=free.campaign.reference,
+                       balance_after=player["balance"])
+            if auth.wallet == "seamless":  # its win is owed to the wallet as a promotional credit
+                row["wallet_tx"] = free_rounds.wallet_transaction()
         if debit is not None:  # the round's placeholder, sent with the debit
             row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
             refused = self.seamless.keep(conn, debit)
@@ -199,18 +216,19 @@ class Server:
         self.store.touch_player(conn, auth.player_id, now)
         try:
             if result is None:
+                gamble = free is None or free.gamble_allowed()
                 result = runner.play_round(game, bet, script=script,
-                                           operator=self.operator_settings(auth, game), state=state)
+                                           operator=self.operator_settings(auth, game, gamble), state=state)
         except (ScriptError, BetError) as error:
             raise invalid(field_of(str(error)) or "script", str(error), InvalidBet) from error
         except Exception:
             log.exception("malfunction: %s round of player %s", game.code, auth.player_id)
             self.insert_round(conn, row, orjson.dumps({"game": game.code, "bet": bet.as_json(), "status": "void"}))
-            self.take_stake(conn, row, debit, now)
+            self.take_stake(conn, row, debit, now, free)
             return self.void(conn, row, "malfunction: the round function failed", now)
         self.insert_round(conn, row, result.encoded, awaiting=not result.complete)
-        self.take_stake(conn, row, debit, now)
-        if has_pool(game) and not auth.fun:
+        self.take_stake(conn, row, debit, now, free)
+        if has_pool(game) and not auth.fun and (free is None or free.jackpot_open()):
             self.jackpots.contribute(conn, game, row["id"], bet.total_bet, now, rate=self.pool_rate(auth.currency),
                                      currency=auth.currency)
         if result.complete:
@@ -259,12 +277,16 @@ class Server:
         known, spares writing carried state that did not change. ``claim``: the jackpot's claim
         made outside the transaction (:func:`~slotforge.rgs.rounds.ahead.resume_ahead`)."""
         jackpot = 0
-        if result.progressive_won and not row["fun"]:  # play money never claims a real pool
+        campaign = free_rounds.campaign_of_grant(conn, row["free_grant_id"]) if free_rounds.is_free(row) else None
+        promotion = {"promotion": row["free_campaign"]} if campaign is not None and row.get("wallet_tx") else {}
+        # Play money never claims a real pool, nor a free round of a campaign that keeps it closed.
+        if result.progressive_won and not row["fun"] and (campaign is None or campaign.jackpot_eligible):
             won = self.jackpots.claim(conn, game, row["id"], now, rate=self.pool_rate(row["currency"]),
                                       currency=row["currency"], made=claim)
             jackpot = to_minor(won.payout, "jackpot")  # in the player's currency, at the claim's rate
         win = to_minor(result.total_win, "total_win") + jackpot
-        balance = self.wallet_of(row).credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now)
+        balance = self.wallet_of(row).credit(conn, row["player_id"], "win", win, round_id=row["id"], now=now,
+                                             **promotion)
         row.update(status="complete", win=win, jackpot_win=jackpot, balance_after=balance, finished_at=now,
                    record=result.encoded.decode())
         if row.get("wallet_tx"):
@@ -276,11 +298,17 @@ class Server:
             self.count_autoplay(conn, row["autoplay_id"], row["stake"], win, result.feature_played)
 
     def void(self, conn: Connection, row: dict[str, Any], reason: str, now: int) -> tuple[int, dict[str, Any]]:
-        """Malfunction: refund the stake, mark the round void (in the caller's transaction)."""
-        balance = self.wallet_of(row).credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"],
-                                             now=now)
+        """Malfunction: refund the stake, mark the round void (in the caller's transaction). A free
+        round's stake goes back to the operator and its round to the grant; nothing is owed to a
+        seamless wallet, which never saw a debit."""
+        if free_rounds.is_free(row):
+            free_rounds.book_void(conn, row, now)
+            balance = self.wallet_of(row).balance(conn, row["player_id"])  # other games may have moved it since
+        else:
+            balance = self.wallet_of(row).credit(conn, row["player_id"], "refund", row["stake"], round_id=row["id"],
+                                                 now=now)
         row.update(status="void", void_reason=reason, balance_after=balance, finished_at=now)
-        if row.get("wallet_tx"):
+        if row.get("wallet_tx") and not free_rounds.is_free(row):
             row["wallet_status"] = "rollback_pending"
         self.store.void_round(conn, row["id"], status="void", void_reason=reason, balance_after=balance,
                               finished_at=now)

@@ -49,6 +49,8 @@ def round_view(row: Any) -> dict[str, Any]:
         "currency": row["currency"],
         **({"void_reason": row["void_reason"]} if row["void_reason"] else {}),
         **({"wallet": wallet_view(row)} if row.get("wallet_tx") else {}),
+        **({"free_round": {"grant": row["free_grant_id"], "campaign": row["free_campaign"]}}
+           if row.get("free_grant_id") is not None else {}),
     }
 
 

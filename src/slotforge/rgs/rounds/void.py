@@ -31,6 +31,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from slotforge.rgs import free as free_rounds
 from slotforge.rgs.errors import invalid
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.service import carries_state
@@ -71,8 +72,12 @@ def void_completed(server: Any, conn: Connection, row: dict[str, Any], reason: s
                                "can be voided after they completed")
     wallet = server.wallet
     player, round_id = row["player_id"], row["id"]
-    balance = wallet.credit(conn, player, "refund", row["stake"], round_id=round_id,
-                            reference=reference(round_id, "refund", reason), now=now)
+    if free_rounds.is_free(row):  # its stake goes back to the operator, its round to the grant
+        free_rounds.book_void(conn, row, now)
+        balance = wallet.balance(conn, player)
+    else:
+        balance = wallet.credit(conn, player, "refund", row["stake"], round_id=round_id,
+                                reference=reference(round_id, "refund", reason), now=now)
     taken, left = split_reversal(row["win"], balance)
     if taken:
         balance = wallet.debit(conn, player, "reversal", taken, round_id=round_id,

@@ -286,9 +286,13 @@ def checked(kind: str, raw: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise Refusal(422, "VALIDATION", "body: expected a JSON object", field="body")
     expected = {"transaction_id", "round_id", "player_id", "amount", "currency", "game"}
-    if set(raw) != expected:
-        field = sorted(expected ^ set(raw))[0]
+    # A free round's win: a credit with no debit before it, marked promotional with its campaign.
+    promotional = {"promotional", "campaign"} if kind == "credit" and raw.get("promotional") is True else set()
+    if set(raw) != expected | promotional:
+        field = sorted((expected | promotional) ^ set(raw))[0]
         raise Refusal(422, "VALIDATION", f"{field}: missing or not expected", field=field)
+    if promotional and (not isinstance(raw["campaign"], str) or not 0 < len(raw["campaign"]) <= 100):
+        raise Refusal(422, "VALIDATION", "campaign: expected a string of 1 to 100 characters", field="campaign")
     for name in ("transaction_id", "player_id"):
         if not isinstance(raw[name], str) or not 0 < len(raw[name]) <= 100:
             raise Refusal(422, "VALIDATION", f"{name}: expected a string of 1 to 100 characters", field=name)

@@ -18,7 +18,10 @@ from slotforge.rgs.schema import ledger, players
 
 # How each ledger kind moves the balance.
 # "reversal": a paid win taken back when its round is voided after it completed.
-SIGN = {"deposit": 1, "withdrawal": -1, "stake": -1, "win": 1, "refund": 1, "reversal": -1}
+# "promo": a free round's stake, the operator's promotional money, credited for the stake to take;
+# "promo_back": that money returned to the operator when the free round is voided.
+SIGN = {"deposit": 1, "withdrawal": -1, "stake": -1, "win": 1, "refund": 1, "reversal": -1, "promo": 1,
+        "promo_back": -1}
 
 
 # Built once (see the round's statements in the service).

@@ -481,11 +481,14 @@ class SeamlessWallet:
         return True
 
     def message(self, kind: str, transaction_id: str, round_id: int, info: PlayerInfo, amount: int, game: str,
-                now: int, hold_ms: int = 0) -> dict[str, Any]:
+                now: int, hold_ms: int = 0, promotion: str | None = None) -> dict[str, Any]:
         """The outbox's row of a round's credit (its key the debit's transaction id and ``-win``)
-        or of its debit's rollback (due now, or after ``hold_ms``)."""
+        or of its debit's rollback (due now, or after ``hold_ms``). ``promotion``: a free round's
+        credit, with no debit before it, marked ``"promotional": true`` with the campaign's reference."""
         key = f"{transaction_id}-win" if kind == "credit" else transaction_id
         body = self.body(key, round_id, info, amount, game)
+        if promotion is not None:
+            body.update(promotional=True, campaign=promotion)
         return mail.message_row(TARGET, kind, key, {"operator": info.operator, "body": body}, now=now,
                                 round_id=round_id, hold_ms=hold_ms)
 
@@ -559,16 +562,18 @@ class SeamlessWallet:
         self.roll_back_now(conn, intent, now)
 
     def credit(self, conn: Connection, player_id: int, kind: str, amount: int, *, round_id: int | None = None,
-               reference: str | None = None, now: int) -> int:
+               reference: str | None = None, now: int, promotion: str | None = None) -> int:
         """A round's win (``kind`` "win": a credit) or a void round's refund ("refund": the
-        debit's rollback), owed to the wallet through the outbox; the expected balance."""
+        debit's rollback), owed to the wallet through the outbox; the expected balance.
+        ``promotion``: a free round's campaign reference, which marks its credit promotional."""
         transaction_id, game = conn.execute(ROUND_TX, {"p_round": round_id}).one()
         info = self.player(conn, player_id)
         if kind == "win":
             status, wallet_kind = "credit_pending", "credit"
         else:
             status, wallet_kind = "rollback_pending", "rollback"
-        conn.execute(mail.ENQUEUE, self.message(wallet_kind, transaction_id, round_id, info, amount, game, now))
+        conn.execute(mail.ENQUEUE, self.message(wallet_kind, transaction_id, round_id, info, amount, game, now,
+                                                promotion=promotion))
         conn.execute(ROUND_WALLET, {"p_round": round_id, "p_tx": transaction_id, "p_status": status})
         if amount:
             conn.execute(ENTRY, dict(player_id=player_id, kind=kind, amount=amount, round_id=round_id,
