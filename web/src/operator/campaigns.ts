@@ -79,7 +79,9 @@ export async function showCampaign(view: HTMLElement, reference: string): Promis
     ${can("free_rounds") && open ? `
     <h2>Grant</h2>
     <form id="grant" class="filters">
-      <label>Player ids <input name="players" placeholder="alice, bob" required></label>
+      <label>Player ids (pasted, or a CSV's rows: player_id[,currency])
+        <textarea name="players" rows="3" placeholder="alice, bob"></textarea></label>
+      <label>or a CSV file <input name="csv" type="file" accept=".csv,text/csv,text/plain"></label>
       <label>Currency <input name="currency" value="${esc(Object.keys(campaign.bets)[0] ?? "EUR")}" size="4" required></label>
       <button>Grant</button>
     </form>
@@ -91,8 +93,8 @@ export async function showCampaign(view: HTMLElement, reference: string): Promis
     event.preventDefault();
     void submit(view, "#campaign-refused", async () => {
       const given = fields(grant);
-      const players = given.players.split(",").map((p) => p.trim()).filter(Boolean)
-        .map((player_id) => ({ player_id, currency: given.currency }));
+      const file = grant.querySelector<HTMLInputElement>("[name=csv]")?.files?.[0];
+      const players = grantees(`${given.players}\n${file ? await file.text() : ""}`, given.currency);
       const answer = await call<Grants>("POST", `${PATH}/${encodeURIComponent(reference)}/grants`, { players });
       await showCampaign(view, reference);
       const made = answer.grants.filter((g) => g.new).length;
@@ -103,6 +105,27 @@ export async function showCampaign(view: HTMLElement, reference: string): Promis
     await call("POST", `${PATH}/${encodeURIComponent(reference)}/cancel`);
     await showCampaign(view, reference);
   }));
+}
+
+/** The players a grant names: ids pasted (separated by commas, spaces or lines), and a CSV's rows
+ * after its header (``player_id`` or ``player_id,currency``): each row's player in its row's
+ * currency, else in ``currency``. Each player once: the first row naming them wins. */
+export function grantees(text: string, currency: string): { player_id: string; currency: string }[] {
+  const found = new Map<string, string>();
+  let csv = false;
+  for (const line of text.split(/\r?\n/)) {
+    const cells = line.split(/[,;\t]/).map((cell) => cell.trim().replace(/^"(.*)"$/, "$1"));
+    if (cells[0].toLowerCase() === "player_id") {
+      csv = true;
+      continue;
+    }
+    const rows = csv ? [[cells[0], cells[1]?.toUpperCase() || currency]]
+      : cells.flatMap((cell) => cell.split(/\s+/)).map((id) => [id, currency]);
+    for (const [id, its] of rows) {
+      if (id && !found.has(id)) found.set(id, its);
+    }
+  }
+  return [...found].map(([player_id, currency]) => ({ player_id, currency }));
 }
 
 /** Run a write; a refusal is shown with the server's words (which name the field). */
