@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -245,6 +246,36 @@ def test_a_session_time_limit_stops_the_sessions_rounds(any_player, forced, cloc
     assert refused.status_code == 403, refused.text
     assert (refused.json()["error"], refused.json()["field"], refused.json()["minutes"]) == (
         "SESSION_LIMIT_REACHED", "session_minutes", 30)
+
+
+@pytest.mark.parametrize("wallet_kind", ["internal", "seamless"])
+def test_a_free_round_stakes_nothing_of_a_loss_limit_but_a_time_out_stops_it(wallet_kind, make_api, games, wallet,
+                                                                              forced, clock):
+    """A free round's stake is the operator's: a player at their loss limit still plays it, and it
+    counts nothing against the limit; a time-out stops free rounds as it stops the rest."""
+    api = internal_api(make_api, games) if wallet_kind == "internal" else casino_api(make_api, games, wallet)
+    player = internal_player(api) if wallet_kind == "internal" else seamless_player(api, wallet)
+    start = datetime.fromtimestamp(clock.now, UTC)
+    campaign = api.operator("POST", "/v1/operator/free-rounds/campaigns", json={
+        "reference": f"c-{secrets.token_hex(4)}", "name": "Spins", "games": ["dynasty"],
+        "bets": {"EUR": {"lines": 20, "coins_per_line": 1, "coin_value": "0.05"}}, "rounds": 2,
+        "valid_from": (start - timedelta(minutes=1)).isoformat(), "valid_until": (start + timedelta(days=2)).isoformat()})
+    assert campaign.status_code == 200, campaign.text
+    granted = api.operator("POST", f"/v1/operator/free-rounds/campaigns/{campaign.json()['reference']}/grants",
+                           json={"players": [{"player_id": player.player_id, "currency": "EUR"}]})
+    grant_id = granted.json()["grants"][0]["grant"]
+    set_limits(player, loss={"day": "0.40"})
+    stakes, refused = play_until_refused(player)
+    assert stakes == ["0.20", "0.20"] and refused["error"] == "LOSS_LIMIT_REACHED"
+    free = player.play(free_round=grant_id)
+    assert free.status_code == 200, free.text
+    assert free.json()["round"]["total_bet"] == "1.00" and free.json()["round"]["free_round"]["grant"] == grant_id
+    assert player.get("/v1/limits").json()["loss"]["day"]["net_loss"] == "0.40", "the operator's stake is not a loss"
+    assert player.post("/v1/limits/time-out", {"hours": 1}).status_code == 200
+    timed_out = player.play(free_round=grant_id)
+    assert timed_out.status_code == 403 and timed_out.json()["error"] == "TIMED_OUT"
+    clock.advance(3600)
+    assert player.play(free_round=grant_id).status_code == 200, "the grant's last round, after the time-out"
 
 
 def test_a_time_out_at_a_seamless_wallet_sends_no_debit(casino, wallet, forced):
