@@ -138,7 +138,6 @@ rounds = Table(
     Index("ix_rounds_player_id", "player_id", "id"),
     Index("ix_rounds_status", "status", "started_at"),
     Index("ix_rounds_finished", "status", "finished_at"),  # the back office's reports: a range of finish times
-    Index("ix_rounds_player_started", "player_id", "started_at"),  # a player's loss over a period (own limits)
     sqlite_autoincrement=True,  # an id never given twice (a rolled-back round's may be named elsewhere)
 )
 # A seamless player's wins on their way to the wallet, summed on every round: partial, so that the
@@ -147,7 +146,16 @@ rounds = Table(
 # statement's text. As a bound parameter (SQLAlchemy's way with a constant) the planner cannot see
 # that the query implies the index's condition: SQLite then walked every round of the player's.
 CREDIT_PENDING = rounds.c.wallet_status == literal_column("'credit_pending'")
-Index("ix_rounds_credit_pending", rounds.c.player_id, postgresql_where=CREDIT_PENDING, sqlite_where=CREDIT_PENDING)
+# (The win too: the sum reads the index alone, and no planner takes the index of all the player's rounds.)
+Index("ix_rounds_credit_pending", rounds.c.player_id, rounds.c.win, postgresql_where=CREDIT_PENDING,
+      sqlite_where=CREDIT_PENDING)
+
+# A player's real-money rounds by start, for their loss over a period (own limits). Partial, for
+# the same reason: a look-up that does not say "real money" (the wins owed, a pending twin) cannot
+# read it, and SQLite's planner keeps to the partial index that look-up was made for.
+REAL_MONEY = rounds.c.fun.is_(False)
+Index("ix_rounds_player_started", rounds.c.player_id, rounds.c.started_at, postgresql_where=REAL_MONEY,
+      sqlite_where=REAL_MONEY)
 
 # A player's open rounds, which every round looks for first: one of a game awaiting a decision,
 # one pending at its seamless wallet under the request's key. Partial, so that the look costs the
@@ -166,7 +174,10 @@ def is_pending(table: Table) -> ColumnElement[bool]:
 
 Index("ix_rounds_awaiting", rounds.c.player_id, rounds.c.game, postgresql_where=is_awaiting(rounds),
       sqlite_where=is_awaiting(rounds))
-Index("ix_rounds_pending", rounds.c.player_id, postgresql_where=is_pending(rounds), sqlite_where=is_pending(rounds))
+# (The request's key too: a twin is looked for by both, and SQLite's planner, without statistics,
+# would otherwise weigh the index of all the player's rounds as a tie.)
+Index("ix_rounds_pending", rounds.c.player_id, rounds.c.request_key, postgresql_where=is_pending(rounds),
+      sqlite_where=is_pending(rounds))
 
 
 def is_complete(table: Table) -> ColumnElement[bool]:

@@ -45,7 +45,9 @@ def upgrade() -> None:
         sqlite_autoincrement=True,
     )
     op.create_index('ix_player_time_outs_player', 'player_time_outs', ['player_id', 'until'])
-    op.create_index('ix_rounds_player_started', 'rounds', ['player_id', 'started_at'])
+    # Partial: only a query that says "real money" reads it (each database's spelling of it).
+    op.create_index('ix_rounds_player_started', 'rounds', ['player_id', 'started_at'],
+                    postgresql_where=sa.text('fun IS false'), sqlite_where=sa.text('fun IS 0'))
 
 
 def downgrade() -> None:
