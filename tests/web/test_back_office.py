@@ -191,7 +191,7 @@ def test_the_dashboard_shows_the_rounds_played(page_of, office):
 
 def test_a_round_is_found_by_its_player_and_its_screens_open(page_of, office):
     page = page_of()
-    page.get_by_role("link", name="Rounds").click()
+    page.get_by_role("link", name="Rounds", exact=True).click()
     bob = office["players"]["bob"]
     page.get_by_label("Started from (your time)").fill("2020-01-01T00:00")
     page.get_by_label("Player").fill(bob)

@@ -24,11 +24,11 @@ from slotforge.rgs.schema import migrate, operators
 from .conftest import SRC, Watch, close_watched, free_port, wait_ready, watched_page
 
 PASSWORD = "a long enough password"
-ALL_VIEWS = ["Dashboard", "Live RTP", "Players", "Rounds", "Outbox & wallet", "Changes", "Keys & users"]
+ALL_VIEWS = ["Dashboard", "Live RTP", "Players", "Rounds", "Outbox & wallet", "Free rounds", "Changes", "Keys & users"]
 SEEN = {
     "viewer": ["Dashboard", "Live RTP"],
-    "support": ["Dashboard", "Live RTP", "Players", "Rounds", "Outbox & wallet", "Changes"],
-    "finance": ["Dashboard", "Live RTP", "Players", "Rounds", "Outbox & wallet", "Changes"],
+    "support": ["Dashboard", "Live RTP", "Players", "Rounds", "Outbox & wallet", "Free rounds", "Changes"],
+    "finance": ["Dashboard", "Live RTP", "Players", "Rounds", "Outbox & wallet", "Free rounds", "Changes"],
     "admin": ALL_VIEWS,
 }
 
