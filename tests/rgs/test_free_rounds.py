@@ -464,16 +464,14 @@ def test_a_free_round_killed_before_its_commit_is_played_once_on_retry(database_
 def test_a_free_round_feeds_the_jackpot_pool_only_when_its_campaign_turns_it_on(make_api, games, clock, eligible):
     from slotforge.rgs.schema import jackpot_entries
 
-    if "wish_upon_a_jackpot" not in games:
-        pytest.skip("SLOTFORGE_WARM_UP leaves out wish_upon_a_jackpot, the jackpot game")
-    api = make_api({"wish_upon_a_jackpot": games["wish_upon_a_jackpot"]})
-    campaign = make_campaign(api, clock, games=["wish_upon_a_jackpot"], bets={"EUR": {"stake": "1.00"}}, rounds=3,
+    api = make_api({"divine-fortune": games["divine-fortune"]})  # the game with a progressive pool
+    campaign = make_campaign(api, clock, games=["divine-fortune"], bets={"EUR": {"coin_value": "0.05"}}, rounds=3,
                              jackpot_eligible=eligible)
     player = api.player()
     grant_id = grant(api, campaign["reference"], player)["grants"][0]["grant"]
     for _ in range(3):
         clock.advance(5)
-        player.finish(free_play(player, grant_id, game="wish_upon_a_jackpot"))
+        player.finish(free_play(player, grant_id, game="divine-fortune"))
     server = api.client.app.state.server
     with server.engine.connect() as conn:
         fed = conn.execute(select(jackpot_entries.c.round_id).join(rounds, rounds.c.id == jackpot_entries.c.round_id)
