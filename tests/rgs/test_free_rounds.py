@@ -480,6 +480,49 @@ def test_a_free_round_feeds_the_jackpot_pool_only_when_its_campaign_turns_it_on(
     assert len(fed) == (3 if eligible else 0)
 
 
+@pytest.mark.parametrize("eligible", [False, True])
+def test_a_free_round_wins_the_pool_only_when_its_campaign_turns_it_on(make_api, games, clock, eligible):
+    """A mega forced through the round service (play over HTTP takes no script): a free round of a
+    campaign that keeps the pool closed wins the bonus's coins and not the pot, which stays; one
+    of a campaign that opens it wins the pot, as a paid round would."""
+    from slotforge.engine import round as runner
+    from slotforge.rgs import free
+    from slotforge.rgs.schema import jackpot_entries
+    from slotforge.rgs.store.general import lock_player
+
+    from .test_player_api import MEGA_SCRIPT, server_auth
+
+    game = games["divine-fortune"]
+    api = make_api({"divine-fortune": game})
+    campaign = make_campaign(api, clock, games=["divine-fortune"], rounds=1, jackpot_eligible=eligible,
+                             bets={"EUR": {"bet_level": 2, "coin_value": "0.05"}})  # 20 x 2 x 0.05 = 2.00
+    player = api.player("10.00")
+    grant_id = grant(api, campaign["reference"], player)["grants"][0]["grant"]
+    pot_before = Decimal(player.get("/v1/jackpots").json()["pools"][0]["current"])
+    server, auth = api.client.app.state.server, server_auth(api, player)
+    bet = game.parse_bet({"bet_level": 2, "coin_value": "0.05"})
+    script = runner.parse_script(game, {"bet": bet.as_json(), **MEGA_SCRIPT})
+    with server.transaction() as conn:
+        chosen = free.FreeRound(grant_id, free.campaign_of(conn, auth.operator_id, campaign["reference"]))
+        _status, body = server.start_round(conn, lock_player(conn, auth.player_id), auth, game, bet, script, None,
+                                           free=chosen)
+    done = player.post(f"/v1/rounds/{body['round']['id']}/decisions", {"choice": "start_bonus"}).json()
+    record = done["round"]
+    coins = sum(Decimal(w["amount"]) for step in record["steps"] for w in step["wins"])
+    pot_after = Decimal(player.get("/v1/jackpots").json()["pools"][0]["current"])
+    with server.engine.connect() as conn:
+        entries = sorted(conn.execute(select(jackpot_entries.c.kind)
+                                      .where(jackpot_entries.c.round_id == record["id"])).scalars())
+    assert record["free_round"]["grant"] == grant_id
+    if eligible:
+        assert Decimal(record["jackpot_win"]) >= Decimal("10000") and entries == ["claim", "contribution"]
+    else:
+        assert Decimal(record["jackpot_win"]) == 0 and entries == [] and pot_after == pot_before
+    assert Decimal(record["total_win"]) == coins + Decimal(record["jackpot_win"])
+    assert Decimal(done["balance"]) == Decimal("10.00") + Decimal(record["total_win"]), "no stake of the player's"
+    books_balance(api)
+
+
 class Pools:
     """The jackpots of a server whose every game is taken for a jackpot game: what was contributed."""
 
