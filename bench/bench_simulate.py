@@ -39,7 +39,9 @@ import time
 from collections.abc import Callable
 from functools import cache
 
-import slotforge  # noqa: F401, I001  (first: it keys numba's disk cache on the source before numba reads its config)
+import slotforge  # noqa: F401  (first: it keys numba's disk cache on the source before numba reads its config)
+
+# isort: split
 import numpy as np
 from numba import njit
 
