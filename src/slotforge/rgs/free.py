@@ -73,10 +73,6 @@ class Campaign:
         return cls(**{**dict(row), "games": json.loads(row["games"]), "bets": json.loads(row["bets"]),
                       "allow_gamble": bool(row["allow_gamble"]), "jackpot_eligible": bool(row["jackpot_eligible"])})
 
-    def open_at(self, now: int) -> bool:
-        """Whether its rounds may be played at ``now``."""
-        return self.cancelled_at is None and self.valid_from <= now < self.valid_until
-
     def state(self, now: int) -> str:
         if self.cancelled_at is not None:
             return "cancelled"
@@ -386,10 +382,3 @@ def shown(figures: dict[str, Any]) -> dict[str, Any]:
 def is_free(row: Mapping[str, Any]) -> bool:
     """Whether a round is a free round."""
     return row.get("free_grant_id") is not None
-
-
-def jackpot_open(conn: Connection, row: Mapping[str, Any]) -> bool:
-    """Whether a round may contribute to and win a progressive pool: a paid round, or a free
-    round of a campaign that turned the jackpot on."""
-    return not is_free(row) or campaign_of_grant(conn, row["free_grant_id"]).jackpot_eligible
-
