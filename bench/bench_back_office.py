@@ -6,8 +6,8 @@
 The rounds are written straight into a new database by SQL (``generate_series``: stakes of 0.20
 to 2.00, about one in four winning, spread over ``--days`` days up to now), then the server is
 built on it in this process and each request is timed through its ASGI app (best of three). The
-reports of the last month are then timed again without the index of rounds by finish time
-(``ix_rounds_finished``, dropped), and each printed with its ratio to that. The database is
+reports of the last month are then timed read from the rounds, on their first call (which
+summarises the month's ended days) and read from those summaries, with the ratio. The database is
 dropped at the end. Needs PostgreSQL at 127.0.0.1:5432 (user postgres).
 """
 
@@ -16,12 +16,15 @@ from __future__ import annotations
 import argparse
 import secrets
 import time
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import psycopg
 from fastapi.testclient import TestClient
 
 from slotforge.rgs.api import access
 from slotforge.rgs.app import create_app
+from slotforge.rgs.backoffice import reports
 from slotforge.rgs.settings import load_settings
 
 ADMIN = "host=127.0.0.1 port=5432 user=postgres dbname=postgres"
@@ -49,13 +52,10 @@ ANALYZE
 
 def timed(client: TestClient, path: str, key: str | None) -> float:
     """The best of three answers' times, in milliseconds."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.perf_counter()
+    def ask() -> None:
         answer = client.get(path, headers={"X-Api-Key": key} if key else {})
-        best = min(best, time.perf_counter() - started)
         assert answer.status_code == 200, answer.text
-    return best * 1000
+    return best_of_three(ask)
 
 
 def main() -> None:
@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1_000_000)
     parser.add_argument("--players", type=int, default=5_000)
     parser.add_argument("--days", type=int, default=365, help="the days the rounds are spread over, up to now")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards (its name is printed)")
     args = parser.parse_args()
     name = f"slotforge_bench_office_{secrets.token_hex(3)}"
     with psycopg.connect(ADMIN, autocommit=True) as admin:
@@ -89,6 +90,8 @@ def main() -> None:
         client.get("/metrics")
         took = (time.perf_counter() - first_scrape) * 1000
         print(f"{'first /metrics scrape (counts every round)':<55} {took:8.1f} ms")
+        the_month(client, server, key, server.now(), name)  # first: no day summarised yet
+        print()
         for label, path, with_key in (
             ("/metrics (the rounds since the last scrape)", "/metrics", False),
             ("daily report, the last 30 days", "/v1/operator/reports/daily?tz=Europe/Malta", True),
@@ -101,29 +104,56 @@ def main() -> None:
             ("one player's overview", "/v1/operator/players/p-17/overview", True),
         ):
             print(f"{label:<55} {timed(client, path, key if with_key else None):8.1f} ms")
-        month_without_the_index(client, key, server.now(), name)
         server.engine.dispose()
     finally:
-        with psycopg.connect(ADMIN, autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if args.keep:
+            print(f"database kept: {name}")
+        else:
+            with psycopg.connect(ADMIN, autocommit=True) as admin:
+                admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def month_without_the_index(client: TestClient, key: str, now: int, name: str) -> None:
-    """The last month's reports with the index of rounds by finish time, then without it (dropped),
-    each with its ratio."""
-    month = [("daily report, the last 30 days", "/v1/operator/reports/daily?tz=Europe/Malta"),
-             ("live RTP, the last 30 days", "/v1/operator/reports/rtp?from=" + iso(now - 30 * DAY_MS))]
+def the_month(client: TestClient, server, key: str, now: int, name: str) -> None:
+    """The last month's reports read from the rounds (no day summarised; the report functions
+    called directly, best of three), then through the API: the first call, which summarises the
+    month's ended days, and the calls after it, read from the summaries (best of three); ratios."""
+    since = now - 30 * DAY_MS
+    zone = ZoneInfo("Europe/Malta")
+    last = datetime.fromtimestamp(now / 1000, zone).date()
+    first = last - timedelta(days=29)
+    theory = reports.theory(server.games)
+    month = [("daily report, the last 30 days", "/v1/operator/reports/daily?tz=Europe/Malta",
+              lambda conn, operator: reports.daily(conn, operator, first, last, zone)),
+             ("live RTP, the last 30 days", "/v1/operator/reports/rtp?from=" + iso(since),
+              lambda conn, operator: reports.live_rtp(conn, operator, since, None, theory))]
     with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}", autocommit=True) as db:
         rounds = db.execute("SELECT count(*) FROM rounds WHERE status = 'complete' AND finished_at >= %s",
-                            (now - 30 * DAY_MS,)).fetchone()[0]
-        print(f"\nthe last month: {rounds:,} rounds")
-        indexed = {label: timed(client, path, key) for label, path in month}
-        db.execute("DROP INDEX ix_rounds_finished")
-        db.execute("ANALYZE rounds")
-        for label, path in month:
-            without = timed(client, path, key)
-            print(f"{label:<40} {indexed[label]:8.1f} ms with the index, {without:8.1f} ms without "
-                  f"({without / indexed[label]:.1f}x)")
+                            (since,)).fetchone()[0]
+        operator = db.execute("SELECT id FROM operators WHERE name = 'bench'").fetchone()[0]
+    print(f"\nthe last month: {rounds:,} rounds")
+    for label, path, read in month:
+        from_rounds = best_of_three(lambda read=read: read_once(server, read, operator))
+        started = time.perf_counter()
+        assert client.get(path, headers={"X-Api-Key": key}).status_code == 200
+        summarising = (time.perf_counter() - started) * 1000
+        summarised = timed(client, path, key)
+        print(f"{label:<32} from the rounds {from_rounds:8.1f} ms; first call (summarises) {summarising:8.1f} ms; "
+              f"from the summaries {summarised:6.1f} ms ({from_rounds / summarised:.1f}x)")
+
+
+def read_once(server, read, operator: int) -> None:
+    with server.engine.connect() as conn:
+        read(conn, operator)
+
+
+def best_of_three(work) -> float:
+    """The best of three runs of ``work``, in milliseconds."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - started)
+    return best * 1000
 
 
 def iso(ms: int) -> str:

@@ -21,6 +21,7 @@ from sqlalchemy import (
     Computed,
     Connection,
     Engine,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -398,6 +399,61 @@ free_grants = Table(
     Column("updated_at", BigInteger, nullable=False),
     UniqueConstraint("campaign_id", "player_id"),
     Index("ix_free_grants_player", "player_id"),
+)
+
+# The back office's summaries of finished real-money rounds, one UTC day at a time (made when a
+# report first needs the day, once it has ended; see rgs/backoffice/summary.py): sums per quarter
+# hour, from which a report in any time zone adds up its local days, and each player's first and
+# last quarter hour of play per day, from which it counts a local day's players.
+summarised_days = Table(
+    "summarised_days", metadata,
+    Column("day", BigInteger, primary_key=True),  # days since the epoch (UTC)
+    Column("summarised_at", BigInteger, nullable=False),
+)
+
+quarter_totals = Table(
+    "quarter_totals", metadata,
+    Column("operator_id", Id, primary_key=True),
+    Column("day", BigInteger, primary_key=True),
+    Column("quarter", Integer, primary_key=True),  # of the UTC day, 0 to 95
+    Column("game", String(40), primary_key=True),
+    Column("currency", String(3), primary_key=True),
+    Column("model", Text, primary_key=True),  # the round's model, '' where its record names none
+    Column("free", Boolean, primary_key=True),  # free rounds (the operator's stake), apart from paid ones
+    Column("rounds", BigInteger, nullable=False),
+    Column("stakes", BigInteger, nullable=False),
+    Column("wins", BigInteger, nullable=False),
+    Column("hits", BigInteger, nullable=False),
+    Column("jackpot_wins", BigInteger, nullable=False),
+    Column("stake_squares", Float, nullable=False),  # the live RTP's band: an approximation already
+    Column("contributions", String(80), nullable=False),  # exact decimal text
+)
+
+player_days = Table(
+    "player_days", metadata,
+    Column("operator_id", Id, primary_key=True),
+    Column("day", BigInteger, primary_key=True),
+    Column("game", String(40), primary_key=True),
+    Column("currency", String(3), primary_key=True),
+    Column("player_id", Id, primary_key=True),
+    Column("first_quarter", Integer, nullable=False),
+    Column("last_quarter", Integer, nullable=False),
+    Column("last_quarter_before", Integer, nullable=True),  # the day before's, where they played then
+)
+
+# Per operator, day, game and currency, counts of ``player_days`` for every quarter q from 0 to 96
+# (JSON lists of 97 numbers): ``late[q]`` played at or after q, ``early[q]`` before q, ``both[q]``
+# before q and on the day before at or after q. A local day that starts on quarter q of one UTC
+# day and ends on quarter q of the next had late[q] + early[q] - both[q] players of those two days.
+player_counts = Table(
+    "player_counts", metadata,
+    Column("operator_id", Id, primary_key=True),
+    Column("day", BigInteger, primary_key=True),
+    Column("game", String(40), primary_key=True),
+    Column("currency", String(3), primary_key=True),
+    Column("late", Text, nullable=False),
+    Column("early", Text, nullable=False),
+    Column("both", Text, nullable=False),
 )
 
 # More rows of one table than the transaction a SQLite server was writing when it stopped could

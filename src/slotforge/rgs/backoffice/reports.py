@@ -7,8 +7,9 @@ contributions, kept to fractions of a cent, are summed as exact decimals.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -18,10 +19,10 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection, Float, Select, case, cast, func, select
 
 from slotforge.engine.game import version_of
-from slotforge.rgs.backoffice import band
+from slotforge.rgs.backoffice import band, summary
 from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.offer import Offer
-from slotforge.rgs.schema import is_complete, jackpot_entries, players, rounds
+from slotforge.rgs.schema import is_complete, jackpot_entries, players, rounds, summarised_days
 from slotforge.rgs.volatility import volatility
 
 MAX_DAYS = 366
@@ -99,21 +100,125 @@ class DayKey:
 
 def daily(conn: Connection, operator_id: int, first: date, last: date, zone: ZoneInfo) -> list[dict[str, Any]]:
     """Per local day, game and currency: rounds, players, stakes, wins, GGR, hit rate, jackpot
-    contributions and payouts (days without rounds are left out)."""
+    contributions and payouts (days without rounds are left out). The first days whose UTC days
+    are summarised are added up from the summaries, the rest from the rounds themselves."""
     starts = day_starts(first, last, zone)
+    ready = summarised_local_days(conn, starts)
+    figures = summed_days(conn, operator_id, starts[:ready + 1]) if ready else {}
+    if ready < len(starts) - 1:
+        figures.update({DayKey(key.day + ready, key.game, key.currency): line
+                        for key, line in scanned_days(conn, operator_id, starts[ready:], zone).items()})
+    rows = [day_row(first, key, line) for key, line in figures.items() if line.rounds]
+    return sorted(rows, key=lambda row: (row["day"], row["game"], row["currency"]))
+
+
+@dataclass
+class DayFigures:
+    """One local day's figures of one game and currency, in minor units."""
+
+    rounds: int = 0
+    players: int = 0
+    stakes: int = 0
+    wins: int = 0
+    hits: int = 0
+    jackpot_wins: int = 0
+    contributions: Decimal = Decimal(0)
+
+
+def day_row(first: date, key: DayKey, line: DayFigures) -> dict[str, Any]:
+    return {
+        "day": (first + timedelta(days=key.day)).isoformat(), "game": key.game, "currency": key.currency,
+        "rounds": line.rounds, "players": line.players, "stakes": to_text(line.stakes), "wins": to_text(line.wins),
+        "ggr": to_signed_text(line.stakes - line.wins), "hit_rate": ratio(line.hits, line.rounds),
+        "jackpot_contributions": str(line.contributions.quantize(RATIO)), "jackpot_payouts": to_text(line.jackpot_wins),
+    }
+
+
+def spans_of(starts: list[int]) -> list[summary.Span | None]:
+    return [summary.span_of(start, end) for start, end in zip(starts, starts[1:], strict=False)]
+
+
+def utc_days_of(span: summary.Span) -> tuple[int, ...]:
+    return (span.day, span.day + 1) if span.end else (span.day,)
+
+
+def summarise_for_daily(transaction: summary.Transaction, first: date, last: date, zone: ZoneInfo,
+                        now: int) -> int:
+    """Summarise the UTC days the daily report from ``first`` to ``last`` can take from summaries
+    and which are not yet (a report's first call over ended days pays for it once); how many."""
+    return summary.summarise(transaction, days_to_summarise(day_starts(first, last, zone), now), now)
+
+
+def summarise_for_rtp(transaction: summary.Transaction, since: int | None, until: int | None, now: int) -> int:
+    """Summarise the whole UTC days of ``[since, until)`` that have ended (from the first round's
+    day where ``since`` is None), the latest :data:`MAX_DAYS` at most; how many."""
+    last = summary.day_of(min(until, now) if until is not None else now)
+    while last >= 0 and not summary.can_summarise(last, now):
+        last -= 1
+    if since is None:
+        with transaction() as conn:
+            earliest = conn.execute(select(func.min(rounds.c.finished_at)).where(
+                is_complete(rounds), rounds.c.fun.is_(False))).scalar()
+        if earliest is None:
+            return 0
+        since = earliest // summary.DAY_MS * summary.DAY_MS
+    first = max(-(-since // summary.DAY_MS), last - MAX_DAYS + 1)
+    if until is not None and (last + 1) * summary.DAY_MS > until:
+        last -= 1
+    return summary.summarise(transaction, range(first, last + 1), now)
+
+
+def days_to_summarise(starts: list[int], now: int) -> list[int]:
+    """The UTC days the daily report of the local days from ``starts`` can take from summaries:
+    those of its first local days that start and end on a quarter hour and ended long enough ago."""
+    days: list[int] = []
+    for span in spans_of(starts):
+        if span is None or not all(summary.can_summarise(day, now) for day in utc_days_of(span)):
+            break
+        days += utc_days_of(span)
+    return days
+
+
+def summarised_local_days(conn: Connection, starts: list[int]) -> int:
+    """How many of the first local days from ``starts`` the summaries hold every UTC day of."""
+    done = set(conn.execute(select(summarised_days.c.day).where(
+        summarised_days.c.day.between(summary.day_of(starts[0]), summary.day_of(starts[-1])))).scalars())
+    ready = 0
+    for span in spans_of(starts):
+        if span is None or not done.issuperset(utc_days_of(span)):
+            break
+        ready += 1
+    return ready
+
+
+def summed_days(conn: Connection, operator_id: int, starts: list[int]) -> dict[DayKey, DayFigures]:
+    """The figures of the local days from ``starts`` (all summarised), added up from the quarters'
+    totals and the players' days."""
+    figures: dict[DayKey, DayFigures] = defaultdict(DayFigures)
+    for row in summary.quarter_rows(conn, operator_id, starts[0], starts[-1], free=False):
+        line = figures[DayKey(bisect_right(starts, row["moment"]) - 1, row["game"], row["currency"])]
+        line.rounds += row["rounds"]
+        line.stakes += row["stakes"]
+        line.wins += row["wins"]
+        line.hits += row["hits"]
+        line.jackpot_wins += row["jackpot_wins"]
+        line.contributions += Decimal(row["contributions"])
+    spans = [span for span in spans_of(starts) if span is not None]
+    for (index, game, currency), count in summary.players_by_local_day(conn, operator_id, spans).items():
+        figures[DayKey(index, game, currency)].players = count
+    return figures
+
+
+def scanned_days(conn: Connection, operator_id: int, starts: list[int], zone: ZoneInfo) -> dict[DayKey, DayFigures]:
+    """The figures of the local days from ``starts``, read from their rounds."""
     contributions = contributed(conn, operator_id, starts, zone)
-    rows = []
+    figures = {}
     for index, game, currency, count, people, stakes, wins, hits, jackpot_paid in conn.execute(
             daily_query(operator_id, starts, zone)):
         key = DayKey(int(index), game, currency)
-        rows.append({
-            "day": (first + timedelta(days=key.day)).isoformat(), "game": game, "currency": currency,
-            "rounds": int(count), "players": int(people), "stakes": to_text(int(stakes)), "wins": to_text(int(wins)),
-            "ggr": to_signed_text(int(stakes) - int(wins)), "hit_rate": ratio(int(hits), int(count)),
-            "jackpot_contributions": str(contributions.get(key, Decimal(0)).quantize(RATIO)),
-            "jackpot_payouts": to_text(int(jackpot_paid or 0)),
-        })
-    return sorted(rows, key=lambda row: (row["day"], row["game"], row["currency"]))
+        figures[key] = DayFigures(int(count), int(people), int(stakes), int(wins), int(hits), int(jackpot_paid or 0),
+                                  contributions.get(key, Decimal(0)))
+    return figures
 
 
 def daily_query(operator_id: int, starts: list[int], zone: ZoneInfo) -> Select:
@@ -147,12 +252,56 @@ def live_rtp(conn: Connection, operator_id: int | None, since: int | None, until
     one round in total bets, None where no PAR sheet states it), with the band it should fall
     in and whether it is outside. A round's version is the model its record names. ``free``: the
     free rounds' lines instead of the paid rounds'."""
+    sums: dict[tuple[str, str | None], list[Any]] = {}
+    for game, model, count, stakes, wins, squares in rtp_sums(conn, operator_id, since, until, free):
+        line = sums.setdefault((game, model), [0, 0, 0, 0.0])
+        for place, value in enumerate((count, stakes, wins, squares)):
+            line[place] += value
     report = []
-    for game, model, count, stakes, wins, squares in conn.execute(rtp_query(operator_id, since, until, free)):
+    for (game, model), (count, stakes, wins, squares) in sorted(sums.items(), key=lambda item: (item[0][0],
+                                                                                               item[0][1] or "")):
         rtp, std = theory.get(model, (None, None))
         line = rtp_row(game, int(count), int(stakes), int(wins), float(squares), rtp, std)
         report.append({"game": game, "version": version_of(model), "model": model, **line})
     return report
+
+
+def rtp_sums(conn: Connection, operator_id: int | None, since: int | None, until: int | None,
+             free: bool) -> Iterator[tuple[str, str | None, int, int, int, float]]:
+    """(game, model, rounds, stakes, wins, stakes' squares) of the rounds finished in ``[since,
+    until)``: the quarters of its longest summarised stretch from their totals, the rest from the
+    rounds (several lines of one game and model, which the caller adds up)."""
+    summed = summarised_stretch(conn, since, until)
+    if summed is None:
+        yield from conn.execute(rtp_query(operator_id, since, until, free))
+        return
+    low, high = summed
+    for row in summary.quarter_rows(conn, operator_id, low, high, free=free):
+        yield row["game"], row["model"] or None, row["rounds"], row["stakes"], row["wins"], row["stake_squares"]
+    for part in ((since, low), (high, until)):
+        if part[0] is None or part[1] is None or part[0] < part[1]:
+            yield from conn.execute(rtp_query(operator_id, *part, free))
+
+
+def summarised_stretch(conn: Connection, since: int | None, until: int | None) -> tuple[int, int] | None:
+    """The quarters of ``[since, until)`` within its latest run of summarised UTC days, as
+    ``(from, to)`` in ms (None: no whole quarter of it is summarised)."""
+    query = select(summarised_days.c.day).order_by(summarised_days.c.day.desc())
+    if until is not None:
+        query = query.where(summarised_days.c.day <= summary.day_of(until))
+    if since is not None:
+        query = query.where(summarised_days.c.day >= summary.day_of(since))
+    run: list[int] = []
+    for day in conn.execute(query).scalars():
+        if run and day != run[-1] - 1:
+            break
+        run.append(day)
+    if not run:
+        return None
+    quarter = summary.QUARTER_MS
+    low = max(run[-1] * summary.DAY_MS, -(-since // quarter) * quarter if since is not None else 0)
+    high = min((run[0] + 1) * summary.DAY_MS, until // quarter * quarter if until is not None else 2**62)
+    return (low, high) if low < high else None
 
 
 def theory(games: Offer) -> dict[str, tuple[Decimal, Decimal | None]]:

@@ -32,6 +32,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from slotforge.rgs import free as free_rounds
+from slotforge.rgs.backoffice import summary
 from slotforge.rgs.errors import invalid
 from slotforge.rgs.money import to_minor, to_text
 from slotforge.rgs.rounds.service import carries_state
@@ -85,6 +86,7 @@ def void_completed(server: Any, conn: Connection, row: dict[str, Any], reason: s
     voided = Voided(refunded=row["stake"], reversed=taken, not_reversed=left)
     record = {**json.loads(row["record"]), "void": voided.as_json(reason)}
     server.store.void_round(conn, round_id, status="void", void_reason=reason, record=json.dumps(record))
+    summary.forget_day(conn, summary.day_of(row["finished_at"]))  # the reports sum its day anew
     row.update(status="void", void_reason=reason, record=json.dumps(record))
     restored = restore_state(server, conn, row)
     return {"refunded": True, "win_reversed": to_text(taken), "win_not_reversed": to_text(left),
