@@ -360,12 +360,12 @@ def owed(database_url: str, target: str) -> int:
     debits' rollbacks held by their rounds)."""
     from slotforge.db import connect
     from slotforge.rgs import outbox
-    from slotforge.rgs.wallets import seamless
+    from slotforge.rgs.wallets.seamless import credits, debits
 
     engine = connect(database_url)
     try:
         with engine.connect() as conn:
-            return seamless.owed(conn) if target == seamless.TARGET else outbox.pending(conn, target)
+            return debits.owed(conn) if target == credits.TARGET else outbox.pending(conn, target)
     finally:
         engine.dispose()
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_server import SECRET, start_wallet, stop  # noqa: E402
 
 from slotforge.rgs.wallets.http1 import Http1Pool  # noqa: E402
-from slotforge.rgs.wallets.seamless import SIGNATURE_HEADER, encode, sign, understood  # noqa: E402
+from slotforge.rgs.wallets.seamless.client import SIGNATURE_HEADER, encode, sign, understood  # noqa: E402
 
 Post = Callable[[bytes, dict[str, str]], Awaitable[tuple[int, bytes]]]
 

@@ -108,7 +108,7 @@ def open_book(name: str, folder: Path, games: dict, wallet: WalletProcess) -> It
         yield Book(Api(client, key), wallet_kind, database_url, wallet if seamless else None)
     finally:
         wallet.faults()
-        server.seamless.close()
+        server.seamless.calls.close()
         server.engine.dispose()
         next(urls, None)
 

@@ -179,7 +179,7 @@ def make_api(games, database_url, clock):
 
     yield build
     for client in clients:
-        client.app.state.server.seamless.close()
+        client.app.state.server.seamless.calls.close()
         client.app.state.server.engine.dispose()
 
 

@@ -33,7 +33,10 @@ from slotforge.rgs.schema import MIGRATIONS, idempotency, ledger, migrate, opera
 from slotforge.rgs.settings import Jurisdiction, load_settings
 from slotforge.rgs.store import Refused, store_for
 from slotforge.rgs.store.postgres import REFUSED
-from slotforge.rgs.wallets.seamless import DebitIntent, SeamlessWallet
+from slotforge.rgs.wallets.seamless import SeamlessWallet
+from slotforge.rgs.wallets.seamless.client import call_body
+from slotforge.rgs.wallets.seamless.credits import wallet_message
+from slotforge.rgs.wallets.seamless.debits import DebitIntent, Debits
 
 from .conftest import postgres_database
 from .locks import waiting_for_a_lock
@@ -48,25 +51,26 @@ RESULT = SimpleNamespace(total_win=Decimal("0.50"), complete=True, record={"tota
 TOO_SOON = Jurisdiction(min_round_ms=1000)
 
 
-class Wallet(SeamlessWallet):
-    """The seamless wallet, its debits' transaction ids counted rather than random: two
-    databases given the same rounds get the same rows."""
+def counted(debits: Debits) -> None:
+    """``debits`` with their transaction ids counted rather than random: two databases given the
+    same rounds get the same rows."""
+    numbers = itertools.count(1)
+    random = debits.intent_for
 
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        self.numbers = itertools.count(1)
-
-    def intent_for(self, *args: Any) -> DebitIntent:
-        intent = super().intent_for(*args)
-        intent.transaction_id = f"tx-{next(self.numbers)}"
+    def intent_for(*args: Any) -> DebitIntent:
+        intent = random(*args)
+        intent.transaction_id = f"tx-{next(numbers)}"
         return intent
+
+    debits.intent_for = intent_for
 
 
 def server_of(engine: Engine) -> SimpleNamespace:
     """All the two steps use of a server: its seamless wallet, its clock and its write listeners."""
     settings = load_settings(None, operators=seamless_operator("http://127.0.0.1:9"))
     writer = Writer(engine)
-    wallet = Wallet(settings, engine, Outbox(engine, writer), lambda: NOW, writer)
+    wallet = SeamlessWallet(settings, engine, Outbox(engine, writer), lambda: NOW, writer)
+    counted(wallet.debits)
     return SimpleNamespace(seamless=wallet, now=lambda: NOW, transaction=writer, store=store_for(writer))
 
 
@@ -109,7 +113,7 @@ def engine() -> Iterator[Engine]:
 def server(engine) -> Iterator[SimpleNamespace]:
     server = server_of(engine)
     yield server
-    server.seamless.close()
+    server.seamless.calls.close()
 
 
 def auth_of(engine: Engine, jurisdiction: Jurisdiction | None = None) -> Auth:
@@ -122,7 +126,7 @@ def auth_of(engine: Engine, jurisdiction: Jurisdiction | None = None) -> Auth:
 def hold(server, engine: Engine, auth: Auth, key: str = "k-1") -> DebitIntent:
     """Step 1 as the server takes it on PostgreSQL, the wallet then answering the debit."""
     with engine.connect() as conn:
-        info = server.seamless.player(conn, auth.player_id)
+        info = server.seamless.players.player(conn, auth.player_id)
     with autocommit(engine) as driver:
         intent = at_wallet.hold(server, DriverTransaction(driver), auth, GAME, STAKE, key, info)
     intent.balance = REPORTED
@@ -162,7 +166,7 @@ def test_a_round_writes_what_sqlites_statements_write(engine, server, tmp_path: 
     try:
         auth = auth_of(engine)
         with write_transaction(lite) as conn:
-            info = lite_server.seamless.player(conn, auth.player_id)
+            info = lite_server.seamless.players.player(conn, auth.player_id)
             held = at_wallet.hold(lite_server, DriverTransaction(conn), auth, GAME, STAKE, "k-1", info)
         held.balance = REPORTED
         intent = hold(server, engine, auth)
@@ -176,7 +180,7 @@ def test_a_round_writes_what_sqlites_statements_write(engine, server, tmp_path: 
         assert everything(engine) == everything(lite)
         assert vars(intent) == vars(held) and intent.taken
     finally:
-        lite_server.seamless.close()
+        lite_server.seamless.calls.close()
         lite.dispose()
 
 
@@ -194,8 +198,7 @@ def test_the_hold_writes_the_placeholder_alone_which_holds_the_rollback(engine, 
                            "request_key": "k-1"}
     assert len(after["rounds"]) == len(before["rounds"]) + 1
     assert after["outbox"] == [], "no message: the placeholder holds the rollback"
-    assert intent.body == server.seamless.body(intent.transaction_id, intent.round_id, intent.player, STAKE,
-                                               "dynasty")
+    assert intent.body == call_body(intent.transaction_id, intent.round_id, intent.player, STAKE, "dynasty")
 
 
 @pytest.mark.parametrize("refusal", ["too soon", "a round of the game awaits", "the key is answered",
@@ -230,8 +233,8 @@ def test_the_settling_pays_the_round_with_the_wins_owed(engine, server):
             played["balance_after"]) == ("complete", "credit_pending", WIN, REPORTED + OWED + STAKE,
                                          REPORTED + OWED + WIN)
     assert sorted((row["kind"], row["amount"]) for row in tables["ledger"]) == [("stake", STAKE), ("win", WIN)]
-    credit = server.seamless.message("credit", intent.transaction_id, intent.round_id, intent.player, WIN, "dynasty",
-                                     NOW, hold_ms=server.seamless.handoff_ms(intent.operator))
+    credit = wallet_message("credit", intent.transaction_id, intent.round_id, intent.player, WIN, "dynasty", NOW,
+                            hold_ms=server.seamless.credits.handoff_ms(intent.operator))
     assert credit["due_at"] > NOW, "held while the round's request sends it itself"
     assert tables["outbox"] == [{**credit, "id": None, "payload": json.loads(credit["payload"])}]
     assert [(row["key"], row["round_id"], row["body"]) for row in tables["idempotency"]] == [
@@ -245,9 +248,9 @@ def test_each_refusal_of_the_settling_changes_nothing(engine, server, refusal):
     intent = hold(server, engine, auth)
     with engine.begin() as conn:
         if refusal == "no held rollback":  # given up meanwhile: the round is the rollback's to void
-            with server.seamless.writer() as given_up:
-                assert server.seamless.give_up(given_up, intent.round_id, intent.transaction_id, intent.player,
-                                               STAKE, "dynasty", NOW)
+            with server.transaction() as given_up:
+                assert server.seamless.debits.give_up(given_up, intent.round_id, intent.transaction_id,
+                                                      intent.player, STAKE, "dynasty", NOW)
         elif refusal == "too soon":  # another round of the player's, since the hold
             conn.execute(players.update().values(last_round_at=NOW - 100))
         elif refusal == "a round of the game awaits":
@@ -297,9 +300,9 @@ def test_a_rollback_given_up_while_the_settling_waited_for_the_placeholder_is_se
     auth = auth_of(engine)
     intent = hold(server, engine, auth)
     outcome: list[Any] = []
-    with server.seamless.writer() as worker:
-        assert server.seamless.give_up(worker, intent.round_id, intent.transaction_id, intent.player, STAKE,
-                                       "dynasty", NOW)
+    with server.transaction() as worker:
+        assert server.seamless.debits.give_up(worker, intent.round_id, intent.transaction_id, intent.player,
+                                              STAKE, "dynasty", NOW)
         caller = waiting_for_a_lock(engine, lambda: settled_or_refused(server, engine, auth, intent, outcome))
     caller.join(10)
     assert outcome == [None], "refused, nothing written"

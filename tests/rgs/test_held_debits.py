@@ -12,7 +12,9 @@ from slotforge.db import Writer, connect
 from slotforge.rgs.outbox import Outbox
 from slotforge.rgs.schema import migrate, operators, outbox, players, rounds, sessions
 from slotforge.rgs.settings import load_settings
-from slotforge.rgs.wallets.seamless import TAKE_HOLD, TARGET, HeldDebits, SeamlessWallet, owed
+from slotforge.rgs.wallets.seamless import SeamlessWallet
+from slotforge.rgs.wallets.seamless.credits import TARGET
+from slotforge.rgs.wallets.seamless.debits import TAKE_HOLD, Debits, HeldDebits, owed
 
 from .conftest import FakeClock
 from .wallets import SECRET
@@ -20,7 +22,7 @@ from .wallets import SECRET
 HOLDS_S = {"quick": 5, "patient": 30}  # each operator's rollback_hold_s
 
 
-def placed(engine: Engine, wallet: SeamlessWallet, operator: str, player: str) -> tuple[int, str]:
+def placed(engine: Engine, debits: Debits, operator: str, player: str) -> tuple[int, str]:
     """``player`` of ``operator`` and the placeholder of their round, its debit out: (round, debit)."""
     with engine.begin() as conn:
         operator_id = conn.execute(select(operators.c.id).where(operators.c.name == operator)).scalar() or \
@@ -32,11 +34,11 @@ def placed(engine: Engine, wallet: SeamlessWallet, operator: str, player: str) -
         session_id = conn.execute(insert(sessions).values(
             token_hash=player.ljust(64, "t"), player_id=player_id, jurisdiction="default", created_at=0,
             last_seen=0).returning(sessions.c.id)).scalar_one()
-    with wallet.writer() as conn:
-        intent = wallet.hold(conn, dict(
+    with debits.writer() as conn:
+        intent = debits.hold(conn, dict(
             player_id=player_id, session_id=session_id, game="dynasty", fun=False, currency="EUR",
             jurisdiction="default", stake=20, win=0, jackpot_win=0, balance_before=0, balance_after=0,
-            started_at=wallet.now(), status="pending", record="{}", wallet_status="debit_pending"), "dynasty")
+            started_at=debits.now(), status="pending", record="{}", wallet_status="debit_pending"), "dynasty")
     return intent.round_id, intent.transaction_id
 
 
@@ -51,11 +53,11 @@ def test_each_hold_falls_due_after_its_operators_time_and_becomes_one_rollback(d
         for name, hold_s in HOLDS_S.items()})
     now = lambda: int(clock() * 1000)  # noqa: E731
     wallet = SeamlessWallet(settings, engine, Outbox(engine, writer, clock), now, writer)
-    holds = HeldDebits(wallet)
+    holds = HeldDebits(wallet.debits)
     try:
-        quick, quick_debit = placed(engine, wallet, "quick", "ann")
-        patient, _ = placed(engine, wallet, "patient", "bob")
-        taken, _ = placed(engine, wallet, "quick", "cid")
+        quick, quick_debit = placed(engine, wallet.debits, "quick", "ann")
+        patient, _ = placed(engine, wallet.debits, "patient", "bob")
+        taken, _ = placed(engine, wallet.debits, "quick", "cid")
         with writer() as conn:  # this one's round took its hold (its debit succeeded, the round committed)
             assert conn.execute(TAKE_HOLD, {"p_round": taken}).first() is not None
 
@@ -82,5 +84,5 @@ def test_each_hold_falls_due_after_its_operators_time_and_becomes_one_rollback(d
             assert holds.count(conn) == 0
             assert sorted(conn.execute(select(outbox.c.round_id)).scalars()) == [quick, patient]
     finally:
-        wallet.close()
+        wallet.calls.close()
         engine.dispose()

@@ -26,7 +26,7 @@ from slotforge.rgs.audit import audit
 from slotforge.rgs.schema import autoplays, idempotency, ledger, players, rounds, sessions
 from slotforge.rgs.settings import SettingsError, load_settings
 from slotforge.rgs.wallets.demo import Refusal, checked
-from slotforge.rgs.wallets.seamless import balance_of
+from slotforge.rgs.wallets.seamless.client import balance_of
 
 from .conftest import Api, ServerProcess, free_port, losing_screen
 from .wallets import OPERATOR, WalletProcess, seamless_operator

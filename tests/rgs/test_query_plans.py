@@ -18,7 +18,7 @@ from slotforge.db import connect
 from slotforge.rgs.schema import migrate, operators, players, rounds, sessions
 from slotforge.rgs.store import general
 from slotforge.rgs.store import sqlite as sqlite_store
-from slotforge.rgs.wallets import seamless
+from slotforge.rgs.wallets.seamless import debits
 
 # Each hot statement, and the partial index its look-up must read.
 SQLITE_STATEMENTS = {
@@ -30,7 +30,7 @@ SQLITE_STATEMENTS = {
 QUERIES = {
     "the open round of a game": (general.OPEN_ROUND, ["ix_rounds_awaiting"]),
     "a pending twin of a request": (general.PENDING_TWIN, ["ix_rounds_pending"]),
-    "a seamless player's wins on their way": (seamless.PENDING_WINS, ["ix_rounds_credit_pending"]),
+    "a seamless player's wins on their way": (debits.PENDING_WINS, ["ix_rounds_credit_pending"]),
 }
 PARAMETERS = {"p_player": 1, "player_id": 1, "p_game": "dynasty", "game": "dynasty", "p_key": "k", "request_key": "k",
               "p_request_key": "k"}
@@ -101,9 +101,9 @@ def test_the_outbox_workers_look_for_old_holds_reads_the_open_rounds_alone(histo
     placeholders: through the open rounds (by status), never the rounds' whole table."""
     with history.connect() as conn:
         if history.dialect.name == "sqlite":
-            plan = sqlite_plan(conn, str(seamless.OLD_HOLDS.compile(dialect=sqlite.dialect(paramstyle="named"))))
+            plan = sqlite_plan(conn, str(debits.OLD_HOLDS.compile(dialect=sqlite.dialect(paramstyle="named"))))
         else:
-            sql = str(seamless.OLD_HOLDS.params(p_before=0).compile(dialect=postgresql.dialect(),
+            sql = str(debits.OLD_HOLDS.params(p_before=0).compile(dialect=postgresql.dialect(),
                                                                      compile_kwargs={"literal_binds": True}))
             plan = " | ".join(conn.exec_driver_sql(f"EXPLAIN {sql}").scalars())
     assert "ix_rounds_status" in plan or "ix_rounds_pending" in plan, plan

@@ -24,7 +24,7 @@ from slotforge.rgs.audit import audit
 from slotforge.rgs.rounds import at_wallet
 from slotforge.rgs.schema import rounds
 from slotforge.rgs.settings import SettingsError, load_settings
-from slotforge.rgs.wallets.seamless import PENDING_WINS
+from slotforge.rgs.wallets.seamless.debits import PENDING_WINS
 
 from .conftest import SRC, Api
 from .plans import assert_read_through
@@ -154,8 +154,8 @@ class HeldCredits:
 
     def __init__(self, server, monkeypatch) -> None:
         self.server, self.kept = server, []
-        self.send = server.seamless.credit_now
-        monkeypatch.setattr(server.seamless, "credit_now", lambda *credit: self.kept.append(credit))
+        self.send = server.seamless.credits.credit_now
+        monkeypatch.setattr(server.seamless.credits, "credit_now", lambda *credit: self.kept.append(credit))
 
     def release(self) -> None:
         """Send the kept credits, and wait until each one's outcome is recorded."""
@@ -355,7 +355,7 @@ def test_a_debit_whose_round_never_commits_is_rolled_back_when_its_hold_expires(
     player = seamless_player(casino, wallet)
     server = casino.server
     fail_the_rounds_transaction(server, monkeypatch, "the process dies before the round commits")
-    monkeypatch.setattr(server.seamless, "done", lambda *args, **kwargs: True)  # and nothing settled after it
+    monkeypatch.setattr(server.seamless.debits, "done", lambda *args, **kwargs: True)  # and nothing settled after it
     with pytest.raises(RuntimeError):  # the test client re-raises what the server would answer 500 for
         player.play()
     assert wallet.balance(player.player_id) == "9.80", "the wallet took the stake"

@@ -19,7 +19,8 @@ from sqlalchemy import select
 
 from slotforge.db import connect
 from slotforge.rgs.schema import ledger, players, rounds
-from slotforge.rgs.wallets.seamless import encode, owed, sign
+from slotforge.rgs.wallets.seamless.client import encode, sign
+from slotforge.rgs.wallets.seamless.debits import owed
 
 from .conftest import SRC, free_port, launch
 

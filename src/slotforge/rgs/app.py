@@ -137,7 +137,7 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
     server = app.state.server
     if isinstance(server.jackpots, NetworkedJackpots):
         server.jackpots.start(server.engine, server.outbox)
-    server.seamless.calls.adopt(asyncio.get_running_loop())
+    server.seamless.calls.loop.adopt(asyncio.get_running_loop())
     server.outbox.start()
     try:
         yield
@@ -145,7 +145,7 @@ async def outbox_worker(app: FastAPI) -> AsyncIterator[None]:
         server.warmup.stop()
         server.lanes.close()
         await asyncio.to_thread(server.outbox.stop)  # its wallet calls run on this loop till it stops
-        await server.seamless.stop()
+        await server.seamless.calls.stop()
         app.state.jackpot_hub.stop()
         if isinstance(server.jackpots, NetworkedJackpots):
             server.jackpots.stop()

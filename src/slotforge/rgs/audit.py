@@ -34,8 +34,8 @@ from slotforge.rgs.money import to_minor
 from slotforge.rgs.rounds.void import reversed_in_record
 from slotforge.rgs.schema import jackpot_entries, jackpot_pools, ledger, outbox, players, rounds
 from slotforge.rgs.wallets.internal import ledger_sum
-from slotforge.rgs.wallets.seamless import TARGET
-from slotforge.rgs.wallets.seamless import owed as wallet_owed
+from slotforge.rgs.wallets.seamless.credits import TARGET
+from slotforge.rgs.wallets.seamless.debits import owed as wallet_owed
 
 
 def audit(conn: Connection) -> list[str]:

@@ -118,7 +118,7 @@ def grant(reference: Code, body: GrantRequest, caller: CanGrantFreeRounds, reque
         if campaign.cancelled_at is not None or now >= campaign.valid_until:
             raise free.FreeRoundsUnavailable(f"campaign {reference} is {campaign.state(now)}: nothing more can be "
                                              "granted", field="reference")
-        wallet = server.seamless.kind_of(conn, caller.operator_id)
+        wallet = server.seamless.players.kind_of(conn, caller.operator_id)
         granted = [grant_one(conn, caller.operator_id, campaign, asked, index, wallet, now)
                    for index, asked in enumerate(body.players)]
         if campaign.player_cap is not None and free.granted_players(conn, campaign.id) > campaign.player_cap:

@@ -47,7 +47,7 @@ def open_session(body: SessionRequest, caller: CanPlay, request: Request) -> dic
     now = server.now()
     with server.transaction() as conn:
         player_id = access.player_for(conn, operator_id, body.player_id, body.currency, now,
-                                      server.seamless.kind_of(conn, operator_id))
+                                      server.seamless.players.kind_of(conn, operator_id))
         token = access.open_session(conn, player_id, body.jurisdiction, body.language, now)
     complete_stale_rounds(server, player_id)
     return {"token": token, "expires_at": iso(now + access.session_timeout_ms(server, body.jurisdiction)),

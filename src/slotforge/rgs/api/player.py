@@ -31,7 +31,7 @@ from slotforge.rgs.rounds.stale import complete_stale_rounds
 from slotforge.rgs.rounds.straight import play_straight, straight
 from slotforge.rgs.rounds.views import iso, round_view
 from slotforge.rgs.schema import autoplays, carried_state, rounds
-from slotforge.rgs.wallets.seamless import DebitIntent
+from slotforge.rgs.wallets.seamless.debits import DebitIntent
 
 router = APIRouter(prefix="/v1")
 IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", description="required on every POST")]

@@ -1,8 +1,8 @@
 """A round of an operator's own wallet (seamless), on the event loop and straight through.
 
-The money guarantees are those of :mod:`slotforge.rgs.wallets.seamless` (the debit's rollback
-held by the round's placeholder before the debit is sent, taken in the round's transaction);
-this module takes the waiting off threads and the common case off the general path. For a round
+The money guarantees are those of :mod:`slotforge.rgs.wallets.seamless.debits` (the debit's
+rollback held by the round's placeholder before the debit is sent, taken in the round's
+transaction); this module takes the waiting off threads and the common case off the general path. For a round
 of the plain kind (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at_wallet`:
 
 1. commits the round's placeholder (status ``pending``, its balances the player's), which holds
@@ -13,7 +13,7 @@ of the plain kind (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at
    transaction as statements was four: ``BEGIN``, the player's row locked first, so that the
    placeholder's conditions see what a request of the player's that held it committed, the
    placeholder, ``COMMIT``);
-2. sends the debit on the wallets' call loop (:class:`~slotforge.rgs.wallets.seamless.CallLoop`,
+2. sends the debit on the wallets' call loop (:class:`~slotforge.rgs.wallets.seamless.client.CallLoop`,
    the server's own event loop) and awaits it, holding no thread and no transaction;
 3. runs the round function on the event loop (nothing slow runs in the round's transaction);
 4. commits the round: the player's balance the wallet's answer and the wins on their way to it,
@@ -27,7 +27,7 @@ of the plain kind (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at
 5. if that transaction fails, writes the rollback due at once (a process that dies instead leaves
    it held: the next process's outbox worker writes it when it falls due);
 6. sends the round's credit at once, on the event loop, as its answer goes out
-   (:meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`): the outbox holds it
+   (:meth:`~slotforge.rgs.wallets.seamless.credits.Credits.credit_now`): the outbox holds it
    for longer than that attempt can take, so that the worker sends it only if the attempt failed
    or the process stopped.
 
@@ -65,7 +65,9 @@ from slotforge.rgs.rounds import debits
 from slotforge.rgs.rounds.service import Auth, Server
 from slotforge.rgs.rounds.straight import answer_bytes, plain, play
 from slotforge.rgs.store import Placement, Refused, WalletSettlement, latest_allowed
-from slotforge.rgs.wallets.seamless import DebitIntent, PlayerInfo
+from slotforge.rgs.wallets.seamless.credits import wallet_message
+from slotforge.rgs.wallets.seamless.debits import DebitIntent
+from slotforge.rgs.wallets.seamless.players import PlayerInfo
 
 
 def at_wallet(auth: Auth, game: Game, autoplay_id: int | None) -> bool:
@@ -80,20 +82,20 @@ async def play_at_wallet(server: Server, auth: Auth, game: Game, bet: Bet, scrip
     with server.once.running(auth.player_id, key) as key:
         intent = await placed(server, auth, game, stake, key)
         if intent is not None:
-            server.seamless.track(intent)
+            server.seamless.debits.track(intent)
         committed = False
         try:
             result = None
             if intent is not None:
-                await server.seamless.send_from_loop(intent)
+                await server.seamless.debits.send_from_loop(intent)
                 if intent.declined is None:
                     result = play(server, auth, game, bet, script)  # None: a malfunction, played again below
             answer = await played(server, auth, game, bet, script, key, fingerprint, intent, result)
             committed = True
             return answer
         finally:
-            if intent is not None and not server.seamless.done(intent, committed):
-                await server.transaction.run(lambda conn: server.seamless.roll_back_now(conn, intent))
+            if intent is not None and not server.seamless.debits.done(intent, committed):
+                await server.transaction.run(lambda conn: server.seamless.debits.roll_back_now(conn, intent))
 
 
 async def placed(server: Server, auth: Auth, game: Game, stake: int, key: str) -> DebitIntent | None:
@@ -112,13 +114,13 @@ def hold(server: Server, transaction: DriverTransaction, auth: Auth, game: Game,
     """Step 1's transaction: the store's :meth:`~slotforge.rgs.store.RoundStore.hold_debit`, the
     placeholder that holds the new debit's rollback (:class:`~slotforge.rgs.store.Refused`,
     nothing written, if a condition of the placeholder fails)."""
-    intent = server.seamless.intent_for(info, auth.player_id, game.code, stake)
+    intent = server.seamless.debits.intent_for(info, auth.player_id, game.code, stake)
     round_id = server.store.hold_debit(transaction, Placement(
         player=auth.player_id, session=auth.session_id, game=game.code, currency=auth.currency,
         jurisdiction=auth.jurisdiction_name, stake=stake, now=intent.held_at,
         latest=latest_allowed(auth.jurisdiction.min_round_ms, intent.held_at), wallet_tx=intent.transaction_id,
         request_key=key))
-    server.seamless.placed(intent, round_id)
+    server.seamless.debits.placed(intent, round_id)
     return intent
 
 
@@ -126,12 +128,12 @@ async def played(server: Server, auth: Auth, game: Game, bet: Bet, script: runne
                  fingerprint: str, intent: DebitIntent | None, result: runner.RoundResult | None) -> tuple[int, bytes]:
     """Step 4: the round committed; its answer."""
     common = (intent is not None and intent.declined is None and result is not None and result.complete
-              and server.seamless.in_time(intent))
+              and server.seamless.debits.in_time(intent))
     if common:
         try:
             answer, credit = await server.store.write("settle_at_wallet", lambda transaction: commit(
                 server, transaction, auth, game, key, fingerprint, intent, result))
-            server.seamless.credit_now(*credit)
+            server.seamless.credits.credit_now(*credit)
             return 200, answer
         except Refused:
             pass
@@ -149,13 +151,13 @@ async def wallet_details(server: Server, auth: Auth) -> PlayerInfo:
     """The player's details for the wallet's calls: kept once read, so read only for their first
     round in the process, on the operator's lane (off the event loop, and before the write
     thread's connection is taken)."""
-    info = server.seamless.known(auth.player_id)
+    info = server.seamless.players.known(auth.player_id)
     if info is not None:
         return info
 
     def read() -> PlayerInfo:
         with server.engine.connect() as conn:
-            return server.seamless.player(conn, auth.player_id)
+            return server.seamless.players.player(conn, auth.player_id)
 
     return await server.lanes.run(auth.operator_id, read)
 
@@ -164,11 +166,11 @@ def commit(server: Server, transaction: DriverTransaction, auth: Auth, game: Gam
            intent: DebitIntent, result: runner.RoundResult) -> tuple[bytes, tuple[int, dict]]:
     """Step 4, for a debit taken and a round complete: the store's
     :meth:`~slotforge.rgs.store.RoundStore.settle_at_wallet`; the round's answer, and its
-    credit's outbox id and row, for :meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.credit_now`
+    credit's outbox id and row, for :meth:`~slotforge.rgs.wallets.seamless.credits.Credits.credit_now`
     (:class:`~slotforge.rgs.store.Refused`, nothing written, if a condition fails)."""
     now, win = server.now(), to_minor(result.total_win, "total_win")
-    credit = server.seamless.message("credit", intent.transaction_id, intent.round_id, intent.player, win,
-                                     game.code, now, hold_ms=server.seamless.handoff_ms(intent.operator))
+    credit = wallet_message("credit", intent.transaction_id, intent.round_id, intent.player, win, game.code, now,
+                            hold_ms=server.seamless.credits.handoff_ms(intent.operator))
     balance, credit_id = server.store.settle_at_wallet(transaction, WalletSettlement(
         player=auth.player_id, round_id=intent.round_id, game=game.code, wallet_tx=intent.transaction_id,
         reported=intent.balance, stake=intent.stake, win=win, now=now,

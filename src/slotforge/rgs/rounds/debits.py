@@ -1,7 +1,8 @@
 """A seamless round on the general path (a round of an autoplay plan, of a jackpot game, of a
 game that carries state, or a fast path's rare case): its placeholder, which holds its debit's
 rollback, committed before the debit is sent between the round's two transactions; a debit the
-wallet declined voids the round. The money guarantees are :mod:`slotforge.rgs.wallets.seamless`'s."""
+wallet declined voids the round. The money guarantees are
+:mod:`slotforge.rgs.wallets.seamless.debits`'s."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from slotforge.rgs.money import to_minor
 from slotforge.rgs.rounds import rules
 from slotforge.rgs.rounds.claims import in_progress
 from slotforge.rgs.store.general import lock_player
-from slotforge.rgs.wallets.seamless import DebitIntent
+from slotforge.rgs.wallets.seamless.debits import DebitIntent
 
 if TYPE_CHECKING:
     from slotforge.rgs.rounds.service import Auth, Server
@@ -24,23 +25,24 @@ if TYPE_CHECKING:
 def staked(server: Server, auth: Auth, key: str | None, game: str, stake: Decimal, autoplay_id: int | None,
            run: Callable[[DebitIntent | None], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
     """Run a request that takes a stake: ``run(debit)`` gets a seamless player's debit, sent
-    before the round's transaction with its rollback held (see :mod:`slotforge.rgs.wallets.seamless`);
-    None for the internal wallet, and for a request answered already or still running."""
+    before the round's transaction with its rollback held (see
+    :mod:`slotforge.rgs.wallets.seamless.debits`); None for the internal wallet, and for a
+    request answered already or still running."""
     if auth.wallet != "seamless" or not key or server.once.answered_or_running(auth.player_id, key):
         return run(None)
     with server.transaction() as conn:
         intent = hold_debit(server, conn, auth, key, game, to_minor(stake, "bet"), autoplay_id)
     if intent is None:  # a twin of this request was answered meanwhile, in another process
         return run(None)
-    server.seamless.track(intent)
+    server.seamless.debits.track(intent)
     committed = False
     try:
-        server.seamless.send(intent)
+        server.seamless.debits.send(intent)
         answer = run(intent)
         committed = True
         return answer
     finally:
-        server.seamless.settle(server.transaction, intent, committed)
+        server.seamless.debits.settle(server.transaction, intent, committed)
 
 def hold_debit(server: Server, conn: Connection, auth: Auth, key: str, game: str, stake: int,
                autoplay_id: int | None) -> DebitIntent | None:
@@ -66,4 +68,4 @@ def hold_debit(server: Server, conn: Connection, auth: Auth, key: str, game: str
                        jackpot_win=0, balance_before=balance, balance_after=balance, autoplay_id=autoplay_id,
                        started_at=now, finished_at=None, void_reason=None, status="pending", record="{}",
                        wallet_status="debit_pending", request_key=key)
-    return server.seamless.hold(conn, placeholder, game)
+    return server.seamless.debits.hold(conn, placeholder, game)

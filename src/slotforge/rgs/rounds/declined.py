@@ -1,5 +1,6 @@
 """A seamless debit the wallet declined, or never answered: the round is void, its rollback on
-its way, nothing taken (the money guarantees are :mod:`slotforge.rgs.wallets.seamless`'s)."""
+its way, nothing taken (the money guarantees are
+:mod:`slotforge.rgs.wallets.seamless.debits`'s)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from sqlalchemy import Connection
 
 from slotforge.rgs.money import to_text
 from slotforge.rgs.store import RoundStore
-from slotforge.rgs.wallets.seamless import DebitIntent, Declined, SeamlessWallet
+from slotforge.rgs.wallets.seamless.client import Declined
+from slotforge.rgs.wallets.seamless.debits import DebitIntent, Debits
 
 
-def declined(seamless: SeamlessWallet, store: RoundStore, conn: Connection, row: dict[str, Any],
+def declined(debits: Debits, store: RoundStore, conn: Connection, row: dict[str, Any],
              debit: DebitIntent, error: Declined, now: int) -> tuple[int, dict[str, Any]]:
     """A seamless debit that did not succeed: the round is void, its rollback delivered,
     nothing taken; 402 when the wallet said so, else 503."""
-    seamless.declined(conn, debit, now)
+    debits.declined(conn, debit, now)
     reason = f"wallet: {error}"
     row.update(status="void", void_reason=reason, balance_after=row["balance_before"], finished_at=now,
                wallet_tx=debit.transaction_id, wallet_status="rollback_pending",

@@ -52,7 +52,8 @@ from slotforge.rgs.rounds.views import round_answer
 from slotforge.rgs.settings import Jurisdiction, Settings
 from slotforge.rgs.store import store_for
 from slotforge.rgs.wallets.internal import InternalWallet, Wallet
-from slotforge.rgs.wallets.seamless import DebitIntent, SeamlessWallet
+from slotforge.rgs.wallets.seamless import SeamlessWallet
+from slotforge.rgs.wallets.seamless.debits import DebitIntent
 
 log = logging.getLogger("slotforge.rgs")
 
@@ -209,9 +210,9 @@ class Server:
                 row["wallet_tx"] = free_rounds.wallet_transaction()
         if debit is not None:  # the round's placeholder, sent with the debit
             row.update(id=debit.round_id, wallet_tx=debit.transaction_id)
-            refused = self.seamless.keep(conn, debit)
+            refused = self.seamless.debits.keep(conn, debit)
             if refused is not None:
-                return declined(self.seamless, self.store, conn, row, debit, refused, now)
+                return declined(self.seamless.debits, self.store, conn, row, debit, refused, now)
             row.update(balance_before=debit.shown + stake, balance_after=debit.shown)  # as the wallet's answer implies
         self.store.touch_player(conn, auth.player_id, now)
         try:

@@ -89,7 +89,7 @@ class Placement:
 class WalletSettlement:
     """A seamless round whose debit was taken and whose round completed, for its second
     transaction: the wallet's reported balance, the round's figures, its credit's outbox row
-    (:meth:`~slotforge.rgs.wallets.seamless.SeamlessWallet.message`) and the key's row."""
+    (:func:`~slotforge.rgs.wallets.seamless.credits.wallet_message`) and the key's row."""
 
     player: int
     round_id: int

@@ -24,7 +24,7 @@ from slotforge.rgs.store.interface import (
     WalletSettlement,
     ledger_entries,
 )
-from slotforge.rgs.wallets import seamless as wallets
+from slotforge.rgs.wallets.seamless.debits import HELD, PENDING_WINS
 
 OTHER = rounds.alias("other")
 # The rules of a round, as conditions of these statements: a round of the game awaiting a
@@ -83,7 +83,7 @@ PLACE = (rounds.insert().from_select(PLACED_FIELDS, select(
 )).returning(rounds.c.id))
 # The balance shown to the player: the wallet's answer, the wins on their way to it (this
 # round's too), if the round is not too soon.
-OWED = wallets.PENDING_WINS.scalar_subquery()
+OWED = PENDING_WINS.scalar_subquery()
 SETTLE_AT_WALLET = (update(players)
                     .where(players.c.id == bindparam("p_player"), NOT_TOO_SOON)
                     .values(balance=bindparam("p_reported", type_=BigInteger) + OWED
@@ -92,7 +92,7 @@ SETTLE_AT_WALLET = (update(players)
 # The round finished, if its placeholder still holds the debit's rollback (taken now) and no
 # round of the game waits for a decision.
 FINISH = (update(rounds)
-          .where(rounds.c.id == bindparam("p_round"), wallets.HELD, NONE_AWAITING)
+          .where(rounds.c.id == bindparam("p_round"), HELD, NONE_AWAITING)
           .values(status="complete", win=bindparam("p_win"), balance_before=bindparam("p_before"),
                   balance_after=bindparam("p_after"), record=bindparam("p_record"), started_at=bindparam("p_now"),
                   finished_at=bindparam("p_now"), wallet_status="credit_pending")

@@ -41,7 +41,7 @@ from starlette.types import Receive, Scope, Send
 
 from slotforge.amounts import AmountError, AmountText, parse_minor
 from slotforge.rgs.money import to_text
-from slotforge.rgs.wallets.seamless import SIGNATURE_HEADER, signed_correctly
+from slotforge.rgs.wallets.seamless.client import SIGNATURE_HEADER, signed_correctly
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
