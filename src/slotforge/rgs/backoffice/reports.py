@@ -7,7 +7,6 @@ contributions, kept to fractions of a cent, are summed as exact decimals.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from slotforge.engine.game import version_of
 from slotforge.rgs.backoffice import band, summary
 from slotforge.rgs.money import to_signed_text, to_text
 from slotforge.rgs.offer import Offer
-from slotforge.rgs.schema import is_complete, jackpot_entries, players, rounds, summarised_days
+from slotforge.rgs.schema import is_complete, jackpot_entries, players, quarter_totals, rounds, summarised_days
 from slotforge.rgs.volatility import volatility
 
 MAX_DAYS = 366
@@ -104,7 +103,7 @@ def daily(conn: Connection, operator_id: int, first: date, last: date, zone: Zon
     are summarised are added up from the summaries, the rest from the rounds themselves."""
     starts = day_starts(first, last, zone)
     ready = summarised_local_days(conn, starts)
-    figures = summed_days(conn, operator_id, starts[:ready + 1]) if ready else {}
+    figures = summed_days(conn, operator_id, starts[:ready + 1], zone) if ready else {}
     if ready < len(starts) - 1:
         figures.update({DayKey(key.day + ready, key.game, key.currency): line
                         for key, line in scanned_days(conn, operator_id, starts[ready:], zone).items()})
@@ -123,6 +122,10 @@ class DayFigures:
     hits: int = 0
     jackpot_wins: int = 0
     contributions: Decimal = Decimal(0)
+
+
+# The quarters' totals a day's figures add up (each a field of both).
+SUMMED = ("rounds", "stakes", "wins", "hits", "jackpot_wins")
 
 
 def day_row(first: date, key: DayKey, line: DayFigures) -> dict[str, Any]:
@@ -191,18 +194,21 @@ def summarised_local_days(conn: Connection, starts: list[int]) -> int:
     return ready
 
 
-def summed_days(conn: Connection, operator_id: int, starts: list[int]) -> dict[DayKey, DayFigures]:
+def summed_days(conn: Connection, operator_id: int, starts: list[int], zone: ZoneInfo) -> dict[DayKey, DayFigures]:
     """The figures of the local days from ``starts`` (all summarised), added up from the quarters'
-    totals and the players' days."""
+    totals (in the database; the contributions, exact decimals, here) and the players' counts."""
+    day = local_day(summary.QUARTER_START, starts, zone).label("day")
+    totals = quarter_totals.c
+    summed = summary.quarters_between(operator_id, starts[0], starts[-1], free=False)
     figures: dict[DayKey, DayFigures] = defaultdict(DayFigures)
-    for row in summary.quarter_rows(conn, operator_id, starts[0], starts[-1], free=False):
-        line = figures[DayKey(bisect_right(starts, row["moment"]) - 1, row["game"], row["currency"])]
-        line.rounds += row["rounds"]
-        line.stakes += row["stakes"]
-        line.wins += row["wins"]
-        line.hits += row["hits"]
-        line.jackpot_wins += row["jackpot_wins"]
-        line.contributions += Decimal(row["contributions"])
+    for index, game, currency, *sums in conn.execute(summed.add_columns(
+            day, totals.game, totals.currency, *(func.sum(totals[name]) for name in SUMMED))
+            .group_by(day, totals.game, totals.currency)):
+        figures[DayKey(int(index), game, currency)] = DayFigures(**{
+            name: int(value) for name, value in zip(SUMMED, sums, strict=True)})
+    for index, game, currency, contributions in conn.execute(summed.add_columns(
+            day, totals.game, totals.currency, totals.contributions).where(totals.contributions != "0")):
+        figures[DayKey(int(index), game, currency)].contributions += Decimal(contributions)
     spans = [span for span in spans_of(starts) if span is not None]
     for (index, game, currency), count in summary.players_by_local_day(conn, operator_id, spans).items():
         figures[DayKey(index, game, currency)].players = count
@@ -276,8 +282,12 @@ def rtp_sums(conn: Connection, operator_id: int | None, since: int | None, until
         yield from conn.execute(rtp_query(operator_id, since, until, free))
         return
     low, high = summed
-    for row in summary.quarter_rows(conn, operator_id, low, high, free=free):
-        yield row["game"], row["model"] or None, row["rounds"], row["stakes"], row["wins"], row["stake_squares"]
+    totals = quarter_totals.c
+    for game, model, *sums in conn.execute(summary.quarters_between(operator_id, low, high, free).add_columns(
+            totals.game, totals.model, *(func.sum(totals[name]) for name in ("rounds", "stakes", "wins",
+                                                                              "stake_squares")))
+            .group_by(totals.game, totals.model)):
+        yield game, model or None, *sums
     for part in ((since, low), (high, until)):
         if part[0] is None or part[1] is None or part[0] < part[1]:
             yield from conn.execute(rtp_query(operator_id, *part, free))

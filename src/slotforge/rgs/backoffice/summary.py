@@ -32,7 +32,7 @@ from decimal import Decimal
 from itertools import accumulate
 from typing import Any
 
-from sqlalchemy import Connection, Float, and_, case, cast, delete, func, insert, literal, or_, select, update
+from sqlalchemy import Connection, Float, Select, and_, case, cast, delete, func, insert, literal, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from slotforge.rgs.schema import (
@@ -300,14 +300,17 @@ def players_of_span(conn: Connection, operator_id: int, span: Span) -> dict[tupl
     return {(game, currency): int(count) for game, currency, count in conn.execute(query)}
 
 
-def quarter_rows(conn: Connection, operator_id: int | None, since: int, until: int, free: bool | None) -> Any:
-    """The quarters' totals from ``since`` to ``until`` (ms on quarter hours) of one operator (None:
-    every operator), of the paid rounds, the free ones (``free``) or both (None)."""
-    moment = quarter_totals.c.day * DAY_MS + quarter_totals.c.quarter * QUARTER_MS
-    query = select(quarter_totals, moment.label("moment")).where(
-        quarter_totals.c.day.between(day_of(since), day_of(until - 1)), moment >= since, moment < until)
+# The instant a quarter's totals start at, in ms since the epoch.
+QUARTER_START = quarter_totals.c.day * DAY_MS + quarter_totals.c.quarter * QUARTER_MS
+
+
+def quarters_between(operator_id: int | None, since: int, until: int, free: bool) -> Select:
+    """A query of the quarters' totals from ``since`` to ``until`` (ms on quarter hours) of one
+    operator (None: every operator), of the paid rounds or the free ones (``free``); the caller
+    adds the columns it sums and groups by."""
+    query = select().select_from(quarter_totals).where(
+        quarter_totals.c.day.between(day_of(since), day_of(until - 1)), QUARTER_START >= since,
+        QUARTER_START < until, quarter_totals.c.free.is_(free))
     if operator_id is not None:
         query = query.where(quarter_totals.c.operator_id == operator_id)
-    if free is not None:
-        query = query.where(quarter_totals.c.free.is_(free))
-    return conn.execute(query).mappings()
+    return query
