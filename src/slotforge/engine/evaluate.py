@@ -146,7 +146,8 @@ def leading_line_wins(table, masks, stops, enabled, multiplier, log, leaders, le
     wild. Each symbol's single-candidate lines are paid on their own by adding the pay
     increments of every count they reach (no ranking needed); only the lines with two
     candidates or more (a wild on reel 1) go through :func:`ranked_line_wins`, which pays each
-    its best pair, as it does every line whenever wins are logged.
+    its best pair, as it does every line whenever wins are logged. Where wilds on reel 1 are
+    frequent, :func:`first_lead_line_wins` is the faster.
     """
     if events.recording(log):
         return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
@@ -157,20 +158,50 @@ def leading_line_wins(table, masks, stops, enabled, multiplier, log, leaders, le
         enabled &= ~shared
     if seen == shared:
         return total * multiplier
-    reels = masks.shape[0]
-    increments = table.increments
     for i in range(leader_count):
-        symbol = leaders[i]
-        hit = enabled & masks[0, stops[0], symbol]
-        if hit == 0:
-            continue
-        total += increments[symbol, 1] * popcount(hit)
-        for reel in range(1, reels):
-            hit &= masks[reel, stops[reel], symbol]
-            if hit == 0:
-                break
-            total += increments[symbol, reel + 1] * popcount(hit)
+        total += increment_wins(table, masks, stops, enabled, leaders[i])
     return total * multiplier
+
+
+@kernel
+def first_lead_line_wins(table, masks, stops, enabled, multiplier, log, leaders, leader_count):
+    """:func:`leading_line_wins` for screens where a wild on reel 1 is frequent (wilds that fall
+    or stick): the first line found with two candidates sends the whole screen to
+    :func:`ranked_line_wins`, and until then each symbol's lines are paid by their increments.
+
+    Finding the wild-led lines first and paying only them by the ranked walk costs a pass over
+    the leaders before either walk, and a screen with a wild on reel 1 is then paid by both
+    walks instead of one: Divine Fortune's rounds were 6% slower so.
+    """
+    if events.recording(log):
+        return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
+    total = 0
+    seen = np.uint64(0)
+    first = stops[0]
+    for i in range(leader_count):
+        hit = enabled & masks[0, first, leaders[i]]
+        if hit & seen:
+            return ranked_line_wins(table, masks, stops, enabled, multiplier, log)
+        seen |= hit
+        total += increment_wins(table, masks, stops, enabled, leaders[i])
+    return total * multiplier
+
+
+@kernel
+def increment_wins(table, masks, stops, enabled, symbol):
+    """What the ``enabled`` lines that reel 1 leads with ``symbol`` pay for it, each line the
+    pay increments of every count it reaches (for lines with no other candidate symbol)."""
+    hit = enabled & masks[0, stops[0], symbol]
+    if hit == 0:
+        return 0
+    increments = table.increments
+    total = increments[symbol, 1] * popcount(hit)
+    for reel in range(1, masks.shape[0]):
+        hit &= masks[reel, stops[reel], symbol]
+        if hit == 0:
+            break
+        total += increments[symbol, reel + 1] * popcount(hit)
+    return total
 
 
 @kernel

@@ -11,6 +11,12 @@ Python for debugging.
 The simulator's loops allocate nothing (every work array is passed in), so they are compiled
 without numba's runtime (``_nrt=False``): no reference counting at all, which is what lets a
 complete round take well under a hundred nanoseconds.
+
+A rare feature (free spins, a bonus game) is compiled as a function of its own, ``feature``,
+so that it is not inlined into the hot loop (its code there would cost compile time and crowd
+the base game's registers). It allocates nothing either, and is compiled without numba's
+runtime too: compiled with it (as ``entry``), every array it reads out of a tuple costs
+reference-count updates, on every spin of the feature.
 """
 
 import warnings
@@ -27,3 +33,4 @@ if config.DISABLE_JIT:
 kernel = njit(cache=True, inline="always")
 entry = njit(cache=True)
 loop = njit(cache=True, _nrt=False)
+feature = njit(cache=True, _nrt=False)

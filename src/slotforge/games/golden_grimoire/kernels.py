@@ -13,7 +13,7 @@ import numpy as np
 
 from slotforge.engine import events
 from slotforge.engine.evaluate import PayTable, ReelSet, leading_line_wins, line_wins, popcount, stop_line_wins
-from slotforge.engine.jit import entry, kernel, loop
+from slotforge.engine.jit import feature, kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.masks import RowMasks, copy_stop_masks, recolour, screen_masks
 from slotforge.engine.outcomes import draw_weighted
@@ -346,7 +346,7 @@ def clear(cells):
 # copy the spin's helpers into the round once more, for a third of the game's compile time
 # (bench/bench_compile.py), while the call is made once per feature, not once per spin
 # (about 4% of rounds/s, bench/compare.py).
-@entry
+@feature
 def free_spins(tables, enabled, outcomes, log, work, tally):
     """The whole free-spins feature (no retriggers); returns its total win units."""
     award = tables.params[P_AWARD]

@@ -23,7 +23,7 @@ import numpy as np
 from slotforge.engine import events
 from slotforge.engine.evaluate import CountTable, shown_count_wins
 from slotforge.engine.gamble import pick_gamble
-from slotforge.engine.jit import entry, kernel, loop
+from slotforge.engine.jit import feature, kernel, loop
 from slotforge.engine.loop import run_rounds
 from slotforge.engine.outcomes import draw_weighted
 from slotforge.engine.spin import REFUSAL_FIELDS, land_cells, refuse
@@ -370,7 +370,7 @@ def pay(log, kind, count, units):
     return units
 
 
-@entry
+@feature
 def hold_the_jackpot(tables, bet, outcomes, log, work, tally):
     """The bonus game on the grid the triggering spin left in ``work.grid``.
 

@@ -9,7 +9,7 @@ stake land more often. Compiled as functions of their own: the game is rare.
 from __future__ import annotations
 
 from slotforge.engine import events
-from slotforge.engine.jit import entry, kernel
+from slotforge.engine.jit import feature, kernel
 from slotforge.engine.outcomes import WAIT, decide, draw_weighted, forced_screen, scripted
 from slotforge.engine.rng import bounded
 from slotforge.engine.spin import refuse
@@ -156,7 +156,7 @@ def full_rows(grid, rows, reels):
 
 
 
-@entry
+@feature
 def bonus_game(tables, bet, outcomes, log, work, collected, tally):
     """The Jackpot Bonus game; returns its win units (the Mega excluded: the pool pays it) or -1.
 

@@ -7,7 +7,7 @@ nothing that shows, and inlining them would multiply the compile time.
 from __future__ import annotations
 
 from slotforge.engine import events
-from slotforge.engine.jit import entry, kernel
+from slotforge.engine.jit import feature, kernel
 from slotforge.games.divine_fortune.kernels.common import (
     F_RESPINS_OWED,
     T_FREE_PLAYED,
@@ -20,7 +20,7 @@ from slotforge.games.divine_fortune.kernels.reels import spin
 
 
 # -- free spins ------------------------------------------------------------------------------
-@entry
+@feature
 def free_spins(tables, outcomes, log, work, award, tally):
     """Play ``award`` free spins, each followed by its Falling Wilds Re-Spins (extra spins).
 

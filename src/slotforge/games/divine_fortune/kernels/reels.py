@@ -10,7 +10,7 @@ spins on its "held" strip, which carries no BONUS and no FREESPINS.
 from __future__ import annotations
 
 from slotforge.engine import events
-from slotforge.engine.evaluate import leading_line_wins, popcount, window_masks
+from slotforge.engine.evaluate import first_lead_line_wins, popcount, window_masks
 from slotforge.engine.jit import kernel
 from slotforge.engine.outcomes import forced_screen
 from slotforge.engine.rng import bounded_on, hold, holds, release
@@ -191,7 +191,7 @@ def spin(tables, outcomes, log, work, held, free, kind, index, left, tally):
         reelset = tables.free if free else tables.base
         masks, stops = reelset.masks, work.stops
         leaders, count = reelset.leaders[stops[0]], reelset.leader_counts[stops[0]]
-    win = leading_line_wins(pay, masks, stops, enabled, 1, log, leaders, count)
+    win = first_lead_line_wins(pay, masks, stops, enabled, 1, log, leaders, count)
     if shown:
         fall(work, held, full, log)
     return True, win, scatters, coins, shown
