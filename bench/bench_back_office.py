@@ -125,7 +125,8 @@ def the_month(client: TestClient, server, key: str, now: int, name: str) -> None
     month = [("daily report, the last 30 days", "/v1/operator/reports/daily?tz=Europe/Malta",
               lambda conn, operator: reports.daily(conn, operator, first, last, zone)),
              ("live RTP, the last 30 days", "/v1/operator/reports/rtp?from=" + iso(since),
-              lambda conn, operator: reports.live_rtp(conn, operator, since, None, theory))]
+              lambda conn, operator: [reports.live_rtp(conn, operator, since, None, theory, free=free)
+                                      for free in (False, True)])]  # as the route: paid rounds, free ones
     with psycopg.connect(f"host=127.0.0.1 port=5432 user=postgres dbname={name}", autocommit=True) as db:
         rounds = db.execute("SELECT count(*) FROM rounds WHERE status = 'complete' AND finished_at >= %s",
                             (since,)).fetchone()[0]
