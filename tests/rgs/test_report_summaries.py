@@ -143,7 +143,7 @@ def test_a_daily_report_from_the_summaries_is_the_report_from_the_rounds(books, 
     operator = ids[0][0]
     with engine.connect() as conn:
         from_rounds = reports.daily(conn, operator, first, last, tz)
-    summarised = reports.summarise_for_daily(engine.begin, first, last, tz, LATER)
+    summarised = reports.summarise_for_daily(engine.connect, engine.begin, first, last, tz, LATER)
     with engine.connect() as conn:
         from_summaries = reports.daily(conn, operator, first, last, tz)
         assert reports.summarised_local_days(conn, reports.day_starts(first, last, tz)) == length + 1
@@ -171,7 +171,7 @@ def test_a_player_at_both_ends_of_a_local_day_is_one_of_its_players(books, zone)
                                       {**spec, "player": 2, "at": midnights[1] + 1_800_000},
                                       {**spec, "player": 2, "at": midnights[2] + 60_000}])
     day = base.date() + timedelta(days=1)
-    reports.summarise_for_daily(engine.begin, day, day + timedelta(days=1), tz, LATER)
+    reports.summarise_for_daily(engine.connect, engine.begin, day, day + timedelta(days=1), tz, LATER)
     with engine.connect() as conn:
         report = reports.daily(conn, ids[0][0], day, day + timedelta(days=1), tz)
     assert [(row["day"], row["rounds"], row["players"]) for row in report] == [
@@ -200,7 +200,7 @@ def test_a_live_rtp_from_the_summaries_is_the_one_from_the_rounds(books, drawn, 
     theory = {model: (reports.Decimal("0.96"), reports.Decimal("5")) for model in MODELS if model}
     with engine.connect() as conn:
         from_rounds = reports.live_rtp(conn, operator, since, until, theory, free=free)
-    reports.summarise_for_rtp(engine.begin, since, until, start + 6 * summary.DAY_MS)
+    reports.summarise_for_rtp(engine.connect, engine.begin, since, until, start + 6 * summary.DAY_MS)
     with engine.connect() as conn:
         stretch = reports.summarised_stretch(conn, since, until)
         from_summaries = reports.live_rtp(conn, operator, since, until, theory, free=free)
@@ -218,7 +218,7 @@ def test_a_void_after_its_day_was_summarised_leaves_the_report(books):
             "contribution": None}
     write_rounds(engine, ids, start, [spec, {**spec, "player": 2, "stake": 300}])
     day = AROUND[1].date()
-    reports.summarise_for_daily(engine.begin, day, day, ZoneInfo("UTC"), LATER)
+    reports.summarise_for_daily(engine.connect, engine.begin, day, day, ZoneInfo("UTC"), LATER)
     with engine.connect() as conn:
         before = reports.daily(conn, ids[0][0], day, day, ZoneInfo("UTC"))
     assert [(row["rounds"], row["players"], row["stakes"]) for row in before] == [(2, 2, "4.00")]
@@ -226,7 +226,7 @@ def test_a_void_after_its_day_was_summarised_leaves_the_report(books):
         voided = conn.execute(select(rounds.c.id, rounds.c.finished_at).where(rounds.c.stake == 300)).one()
         conn.execute(rounds.update().where(rounds.c.id == voided.id).values(status="void"))
         summary.forget_day(conn, summary.day_of(voided.finished_at))
-    assert reports.summarise_for_daily(engine.begin, day, day, ZoneInfo("UTC"), LATER) == 1
+    assert reports.summarise_for_daily(engine.connect, engine.begin, day, day, ZoneInfo("UTC"), LATER) == 1
     with engine.connect() as conn:
         after = reports.daily(conn, ids[0][0], day, day, ZoneInfo("UTC"))
     assert [(row["rounds"], row["players"], row["stakes"]) for row in after] == [(1, 1, "1.00")]
@@ -238,7 +238,7 @@ def test_a_day_is_summarised_once_and_only_after_it_ended():
     assert not summary.can_summarise(yesterday, now)  # ended five minutes ago: a round may still commit
     assert summary.can_summarise(yesterday, now + summary.SETTLE_MS)
     with pytest.raises(ValueError, match="cannot be summarised yet"):
-        summary.summarise(None, [yesterday], now)
+        summary.summarise(None, None, [yesterday], now)
 
 
 @pytest.mark.parametrize(("zone", "day", "expected"), [

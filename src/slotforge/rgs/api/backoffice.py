@@ -271,7 +271,7 @@ def daily_report(caller: CanReadReports, request: Request,
         raise invalid("from", f"from: {first} is after to: {last}")
     if (last - first).days >= reports.MAX_DAYS:
         raise invalid("from", f"from: at most {reports.MAX_DAYS} days in one report, got {(last - first).days + 1}")
-    reports.summarise_for_daily(server.transaction, first, last, zone, server.now())
+    reports.summarise_for_daily(server.engine.connect, server.transaction, first, last, zone, server.now())
     with server.engine.connect() as conn:
         days = reports.daily(conn, operator_id, first, last, zone)
     return {"time_zone": tz, "first": first.isoformat(), "last": last.isoformat(), "days": days}
@@ -295,7 +295,7 @@ def rtp_report(caller: CanReadReports, request: Request, since: Since = None, un
     sheet's standard deviation of one round), flagged when outside."""
     operator_id = caller.operator_id
     server = server_of(request)
-    reports.summarise_for_rtp(server.transaction, millis(since), millis(until), server.now())
+    reports.summarise_for_rtp(server.engine.connect, server.transaction, millis(since), millis(until), server.now())
     with server.engine.connect() as conn:
         games = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request))
         free = reports.live_rtp(conn, operator_id, millis(since), millis(until), theory(request), free=True)

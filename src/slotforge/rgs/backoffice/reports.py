@@ -145,21 +145,22 @@ def utc_days_of(span: summary.Span) -> tuple[int, ...]:
     return (span.day, span.day + 1) if span.end else (span.day,)
 
 
-def summarise_for_daily(transaction: summary.Transaction, first: date, last: date, zone: ZoneInfo,
-                        now: int) -> int:
+def summarise_for_daily(read: summary.Transaction, transaction: summary.Transaction, first: date, last: date,
+                        zone: ZoneInfo, now: int) -> int:
     """Summarise the UTC days the daily report from ``first`` to ``last`` can take from summaries
     and which are not yet (a report's first call over ended days pays for it once); how many."""
-    return summary.summarise(transaction, days_to_summarise(day_starts(first, last, zone), now), now)
+    return summary.summarise(read, transaction, days_to_summarise(day_starts(first, last, zone), now), now)
 
 
-def summarise_for_rtp(transaction: summary.Transaction, since: int | None, until: int | None, now: int) -> int:
+def summarise_for_rtp(read: summary.Transaction, transaction: summary.Transaction, since: int | None,
+                      until: int | None, now: int) -> int:
     """Summarise the whole UTC days of ``[since, until)`` that have ended (from the first round's
     day where ``since`` is None), the latest :data:`MAX_DAYS` at most; how many."""
     last = summary.day_of(min(until, now) if until is not None else now)
     while last >= 0 and not summary.can_summarise(last, now):
         last -= 1
     if since is None:
-        with transaction() as conn:
+        with read() as conn:
             earliest = conn.execute(select(func.min(rounds.c.finished_at)).where(
                 is_complete(rounds), rounds.c.fun.is_(False))).scalar()
         if earliest is None:
@@ -168,7 +169,7 @@ def summarise_for_rtp(transaction: summary.Transaction, since: int | None, until
     first = max(-(-since // summary.DAY_MS), last - MAX_DAYS + 1)
     if until is not None and (last + 1) * summary.DAY_MS > until:
         last -= 1
-    return summary.summarise(transaction, range(first, last + 1), now)
+    return summary.summarise(read, transaction, range(first, last + 1), now)
 
 
 def days_to_summarise(starts: list[int], now: int) -> list[int]:

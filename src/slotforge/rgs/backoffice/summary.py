@@ -67,15 +67,17 @@ def can_summarise(day: int, now: int) -> bool:
 
 
 # -- writing ------------------------------------------------------------------------------------
-def summarise(transaction: Transaction, days: Iterable[int], now: int) -> int:
+def summarise(read: Transaction, transaction: Transaction, days: Iterable[int], now: int) -> int:
     """Summarise each of ``days`` not yet summarised, each in a transaction of its own (a SQLite
-    server's writers wait for one day at a time, never for a month); how many were summarised."""
+    server's writers wait for one day at a time, never for a month); how many were summarised.
+    Which are summarised already is read on a plain connection (``read``): a report whose days
+    are all summarised takes no write lock."""
     wanted = sorted(set(days))
     if not wanted:
         return 0
     if not all(can_summarise(day, now) for day in wanted):
         raise ValueError(f"days up to {wanted[-1]} cannot be summarised yet at {now}")
-    with transaction() as conn:
+    with read() as conn:
         done = set(conn.execute(select(summarised.c.day).where(summarised.c.day.between(wanted[0], wanted[-1])))
                    .scalars())
     count = 0
