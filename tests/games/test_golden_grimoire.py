@@ -651,3 +651,24 @@ def test_round_function_agrees_with_the_recorded_round(game):
         tally = np.zeros(len(game.tally_names), dtype=np.int64)
         _, win = game.play_once(bet, game.state_array({}, played), outcomes, events.off(), game.scratch(), tally)
         assert Decimal(record["total_win"]) == win * CENT
+
+
+def test_versions_that_differ_in_the_mystery_weights_alone_share_one_base_enumeration(tmp_path, monkeypatch):
+    """The shipped versions differ in the Mystery's weights only, which the exact base game
+    does not read: one enumeration serves them all; another base game gets its own, and a
+    caller that changes the figures it got does not change the next caller's."""
+    from slotforge.games import versions_of
+    from slotforge.games.golden_grimoire import maths
+
+    shipped = {maths.base_fingerprint(GoldenGrimoire(info.path)) for info in versions_of("golden-grimoire")}
+    assert len(shipped) == 1
+    small = small_model(tmp_path)
+    assert maths.base_fingerprint(small) not in shipped
+
+    enumerated = []
+    monkeypatch.setattr(maths, "_BASE_BY_DRAW", {})
+    monkeypatch.setattr(maths, "enumerate_base", lambda game: enumerated.append(game) or {"plain": 0.5, "by_draw": {}})
+    first = maths.base_by_draw(small)
+    first["plain"] = 9.0
+    assert maths.base_by_draw(small) == {"plain": 0.5, "by_draw": {}}
+    assert enumerated == [small]

@@ -354,12 +354,12 @@ def test_a_void_asks_for_its_reason_and_a_confirmation(page_of, office):
 
 def test_a_round_page_tells_its_wins_in_the_players_words(page_of, office):
     page = page_of()
-    target = next(r for rounds in office["played"].values() for r in rounds
-                  if any(w["kind"] == "line" for s in r["steps"] for w in s["wins"]))
+    # The first line win of the rounds played, in whichever step of its round it came.
+    target, step, win = next((r, index, w) for rounds in office["played"].values() for r in rounds
+                             for index, s in enumerate(r["steps"]) for w in s["wins"] if w["kind"] == "line")
     page.goto(f"{office['url']}/operator#/rounds/{target['id']}")
     page.get_by_role("heading", name=f"Round {target['id']}").wait_for()
-    said = page.locator(".step .step-words").first.inner_text()
-    win = next(w for w in target["steps"][0]["wins"] if w["kind"] == "line")
+    said = page.locator(".step .step-words").nth(step).inner_text()
     assert f"Line {win['line']}: {win['count']} × {win['symbol']}" in said and f": {win['amount']}" in said, said
     assert "line line" not in said.lower()
 

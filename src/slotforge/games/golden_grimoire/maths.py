@@ -22,8 +22,11 @@ the design tool.
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import itertools
 import math
+import pickle
 import time
 from collections.abc import Iterator
 from functools import cache
@@ -142,7 +145,31 @@ def _line_by_draw(tables, columns, probs, counts, work, spare, by_draw):
 
 
 def base_by_draw(game: GoldenGrimoire) -> dict[str, Any]:
-    """Exact base-game line RTP (x total bet): without a Mystery, and per drawn symbol."""
+    """Exact base-game line RTP (x total bet): without a Mystery, and per drawn symbol.
+
+    The enumeration takes about a minute, and it depends on neither of the Mystery's weights:
+    versions that differ only in those (as the shipped ones do), or a design search over them,
+    share one enumeration per process, found by :func:`base_fingerprint`."""
+    key = base_fingerprint(game)
+    if key not in _BASE_BY_DRAW:
+        _BASE_BY_DRAW[key] = enumerate_base(game)
+    return copy.deepcopy(_BASE_BY_DRAW[key])
+
+
+_BASE_BY_DRAW: dict[str, dict[str, Any]] = {}  # base_by_draw's figures, by base_fingerprint
+
+
+def base_fingerprint(game: GoldenGrimoire) -> str:
+    """A digest of all that :func:`enumerate_base` reads: the base reels, the pays and lines,
+    the kernels' parameters, the Mystery's pool, the grid and the stake (not the weights)."""
+    tables = game.tables
+    read = (tables.pay, tables.base, tables.rows, tables.pool, tables.params, game.grid,
+            len(game.spec.symbols), game.bet_options.coins_per_level)
+    return hashlib.sha256(pickle.dumps(read)).hexdigest()
+
+
+def enumerate_base(game: GoldenGrimoire) -> dict[str, Any]:
+    """:func:`base_by_draw`'s figures, enumerated line by line."""
     rows, reels = game.grid
     symbols = len(game.spec.symbols)
     stake = game.bet_options.coins_per_level
