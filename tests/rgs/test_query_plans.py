@@ -22,10 +22,15 @@ from slotforge.rgs.wallets.seamless import debits
 
 # Each hot statement, and the partial index its look-up must read.
 SQLITE_STATEMENTS = {
-    "the straight round's insert": (sqlite_store.STATEMENTS["round"].text, ["ix_rounds_awaiting"]),
-    "a seamless round's placeholder": (sqlite_store.STATEMENTS["place"].text, ["ix_rounds_awaiting", "ix_rounds_pending"]),
-    "a seamless round's finish": (sqlite_store.STATEMENTS["finish"].text, ["ix_rounds_awaiting"]),
+    "a seamless round's placeholder": (sqlite_store.STATEMENTS["place"].text, ["ix_rounds_pending"]),
     "a seamless player's balance settled": (sqlite_store.STATEMENTS["settle_at_wallet"].text, ["ix_rounds_credit_pending"]),
+}
+# Each hot statement that writes a round, whose trigger looks for a round of the game awaiting a
+# decision (the rounds table's rule, migration 0022).
+SQLITE_TRIGGERED = {
+    "the straight round's insert": sqlite_store.STATEMENTS["round"].text,
+    "a seamless round's placeholder": sqlite_store.STATEMENTS["place"].text,
+    "a seamless round's finish": sqlite_store.STATEMENTS["finish"].text,
 }
 QUERIES = {
     "the open round of a game": (general.OPEN_ROUND, ["ix_rounds_awaiting"]),
@@ -40,6 +45,21 @@ def sqlite_plan(db, sql: str) -> str:
     names = set(re.findall(r":(\w+)", sql))
     return " | ".join(row[3] for row in db.exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}",
                                                              {name: PARAMETERS.get(name, 0) for name in names}))
+
+
+def triggers_indexes(db, sql: str) -> set[str]:
+    """The indexes that the programs of the triggers ``sql`` fires open on SQLite (EXPLAIN QUERY
+    PLAN leaves triggers out; EXPLAIN lists each one's program after the statement's, from an
+    ``Init`` whose comment names it)."""
+    names = set(re.findall(r":(\w+)", sql))
+    indexes = dict(db.exec_driver_sql("SELECT rootpage, name FROM sqlite_master WHERE type = 'index'").all())
+    program = db.exec_driver_sql(f"EXPLAIN {sql}", {name: PARAMETERS.get(name, 0) for name in names}).all()
+    in_trigger, opened = False, set()
+    for _address, opcode, _p1, page, _p3, comment, *_ in program:
+        in_trigger = in_trigger or (opcode == "Init" and str(comment).startswith("-- TRIGGER"))
+        if in_trigger and opcode == "OpenRead" and page in indexes:
+            opened.add(indexes[page])
+    return opened
 
 
 def three_players(conn) -> None:
@@ -62,9 +82,11 @@ def history(database_url):
             player_id=1 if n % 10 else 2 + n % 2, session_id=1, game="dynasty", status="complete", fun=False,
             currency="EUR", jurisdiction="default", stake=20, win=0, jackpot_win=0, balance_before=0,
             balance_after=0, record="{}", started_at=n, wallet_status="settled") for n in range(3_300)])
-        # Another player's rounds open meanwhile: 200 at the wallet, 50 awaiting a decision (a busy server's).
+        # Other players' rounds open meanwhile: 200 at the wallet, 50 awaiting a decision (a busy
+        # server's), each of a game of its own (the rounds table refuses a second awaiting round).
         conn.execute(insert(rounds), [dict(
-            player_id=2 + n % 2, session_id=1, game="dynasty", status="pending" if n < 200 else "awaiting",
+            player_id=2 + n % 2, session_id=1, game="dynasty" if n < 200 else f"game-{n}",
+            status="pending" if n < 200 else "awaiting",
             fun=False, currency="EUR", jurisdiction="default", stake=20, win=0, jackpot_win=0, balance_before=0,
             balance_after=0, record="{}", started_at=n, request_key=f"k{n}") for n in range(250)])
         if engine.dialect.name == "postgresql":
@@ -80,8 +102,9 @@ def test_every_hot_look_up_reads_its_partial_index(history):
             dialect = sqlite.dialect(paramstyle="named")
             plans |= {what: (sqlite_plan(conn, str(query.compile(dialect=dialect))), indexes)
                       for what, (query, indexes) in QUERIES.items()}
+            triggered = {what: triggers_indexes(conn, sql) for what, sql in SQLITE_TRIGGERED.items()}
         else:  # the functions' statements hold their constants as literals; the queries are checked here
-            plans = {}
+            plans, triggered = {}, {}
             for what, (query, indexes) in QUERIES.items():
                 bound = query.params({name: value for name, value in PARAMETERS.items()
                                       if name in query.compile().params})
@@ -94,6 +117,10 @@ def test_every_hot_look_up_reads_its_partial_index(history):
             for index in indexes:
                 assert index in plan, f"{what}: {plan}"
             assert "ix_rounds_status" not in plan, f"{what}: {plan}"
+    # The rounds table's trigger looks for a round of the game awaiting a decision through
+    # ix_rounds_awaiting alone (on PostgreSQL its function's look-up is "the open round of a game").
+    for what, opened in triggered.items():
+        assert opened == {"ix_rounds_awaiting"}, f"{what}: its trigger opens {opened}"
 
 
 def test_the_outbox_workers_look_for_old_holds_reads_the_open_rounds_alone(history):

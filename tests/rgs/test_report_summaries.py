@@ -92,10 +92,17 @@ a_round = st.fixed_dictionaries({
 
 
 def write_rounds(engine, ids, base: int, drawn: list[dict]) -> None:
-    """Replace every round and summary with ``drawn`` (ids given here: two statements in all)."""
-    rows, entries = [], []
+    """Replace every round and summary with ``drawn`` (ids given here: two statements in all). The
+    rounds table refuses a round of a player's game while one awaits a decision: the rounds
+    awaiting are written last, and a player's second of a game drawn awaiting is written void,
+    which no report counts either."""
+    rows, entries, awaiting = [], [], set()
     for number, spec in enumerate(drawn, start=1):
         player, session, currency = ids[spec["operator"]][1][spec["player"]]
+        if spec["status"] == "awaiting" and (player, spec["game"]) in awaiting:
+            spec = {**spec, "status": "void"}
+        elif spec["status"] == "awaiting":
+            awaiting.add((player, spec["game"]))
         finished = base + spec["at"]
         record = {"game": spec["game"], **({"model": spec["model"]} if spec["model"] else {})}
         rows.append({
@@ -111,7 +118,7 @@ def write_rounds(engine, ids, base: int, drawn: list[dict]) -> None:
     with engine.begin() as conn:
         for table in (jackpot_entries, rounds, summarised_days, quarter_totals, player_days, player_counts):
             conn.execute(delete(table))
-        conn.execute(insert(rounds), rows)
+        conn.execute(insert(rounds), sorted(rows, key=lambda row: row["status"] == "awaiting"))
         if entries:
             conn.execute(insert(jackpot_entries), entries)
 

@@ -24,10 +24,11 @@ from .conftest import postgres_database
 # migrated keeps the text it was given: a changed file needs a migration that installs it again
 # (``sql.install``), and its new fingerprint here.
 FINGERPRINTS = {
-    "play_round": "127976b02d8aab60fab70549e84bdc6228011a060db299c071da2b421b8f29c7",  # 0017
-    "hold_debit": "8056800b10c225229063b7d0ca8399aab1eac10e504ecb2c4ed1e35d364e5c1c",  # 0011
-    "settle_at_wallet": "e2f1b39ca409c656c1f33bafa7fc2b8441368af335deab2921169c28aed57c6b",  # 0017
+    "play_round": "2bb1b93f0db93de703785f349b247333ef29a4f09d561bb46026eeb585e72d2a",  # 0022
+    "hold_debit": "40b5113aa3f5d0ab97a0ec313aa5d51d7a17b195b4759a505ffa0bd20f6ba4e3",  # 0022
+    "settle_at_wallet": "761d0ba9a15e4e939638d4f142ef68e67472b470b4df8443ec882f4c4288c7f6",  # 0022
     "book_round": "9c27e94cfa17678a29148f4b92d2cab1316b77067cc291a0038370462419cf6a",  # 0017
+    "none_awaiting": "b3e721c8ee905fddb0e5d46cd59533ab5a2ccd01f98b64d8988a088d2e9c65c8",  # 0022
 }
 
 DEFINITION = text("SELECT pg_get_functiondef(p.oid) FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace "
@@ -87,6 +88,17 @@ def test_an_older_version_of_a_function_is_replaced_on_upgrade(engine):
             assert definitions(conn, name, "public") == as_the_files_define(conn, name)
 
 
+def test_a_triggers_function_is_installed_again_in_place_and_keeps_its_triggers(engine):
+    """A migration that changes the rounds table's trigger function installs it as any other:
+    replaced, not dropped (which its triggers would refuse), and still called by both."""
+    triggers = text("SELECT tgname FROM pg_trigger WHERE tgfoid = 'slotforge_none_awaiting'::regproc "
+                    "ORDER BY tgname")
+    with engine.begin() as conn:
+        sql.install(conn, *sql.FUNCTIONS)
+        assert conn.execute(triggers).scalars().all() == ["rounds_none_awaiting_insert", "rounds_none_awaiting_play"]
+        conn.rollback()
+
+
 @pytest.mark.parametrize("name", sql.FUNCTIONS)
 def test_a_function_changes_only_with_a_migration_that_installs_it(name):
     digest = hashlib.sha256(sql.definition(name).encode()).hexdigest()
@@ -96,11 +108,12 @@ def test_a_function_changes_only_with_a_migration_that_installs_it(name):
 
 
 def test_the_functions_refuse_with_the_code_the_server_reads():
-    """Each refusal after a change raises the SQLSTATE the server tells from other errors."""
+    """Each refusal after a change, and the rounds table's trigger's, raises the SQLSTATE the
+    server tells from other errors."""
     for name in sql.FUNCTIONS:
         codes = set(re.findall(r"ERRCODE = '(\w+)'", sql.definition(name)))
         assert codes <= {REFUSED}, name
-    assert REFUSED in sql.definition("play_round")
+    assert REFUSED in sql.definition("book_round") and REFUSED in sql.definition("none_awaiting")
 
 
 def test_no_migration_keeps_a_functions_text_or_reads_another_migration():
@@ -112,5 +125,6 @@ def test_no_migration_keeps_a_functions_text_or_reads_another_migration():
 
 
 def test_an_unknown_function_is_refused_with_the_names_there_are():
-    with pytest.raises(ValueError, match="expected one of play_round, hold_debit, settle_at_wallet, book_round"):
+    with pytest.raises(ValueError, match="expected one of play_round, hold_debit, settle_at_wallet, book_round, "
+                                         "none_awaiting"):
         sql.definition("play")

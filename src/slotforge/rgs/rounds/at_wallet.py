@@ -34,15 +34,16 @@ of the plain kind (:func:`~slotforge.rgs.rounds.straight.plain`), :func:`play_at
 Neither transaction takes the key's claim (:mod:`~slotforge.rgs.rounds.claims`): a twin of the
 request, whatever process it reaches, finds the placeholder at its own first step and answers
 409, and the round's transaction only touches what its own placeholder holds. Each step's
-statements are conditional. When one changes nothing (a refusal: too soon, a round waiting
-for a decision, the key answered already, the rollback no longer held; on PostgreSQL the
-function's call returns NULL, or raises :data:`~slotforge.rgs.store.postgres.REFUSED` once it
-has changed something, so that nothing of it stays) or the round is not the common case (a
-debit refused or unanswered, an answer too late, a round waiting for a decision, a round
-function that failed), the step is done by the general path instead
+statements are conditional. When one changes nothing or the rounds table refuses its round (a
+refusal: too soon, the key answered already, the rollback no longer held, or a round of the
+game waiting for a decision, which the table's trigger refuses; on PostgreSQL the function's
+call returns NULL, or raises :data:`~slotforge.rgs.store.postgres.REFUSED` once it has changed
+something or when the trigger refuses, so that nothing of it stays) or the round is not the
+common case (a debit refused or unanswered, an answer too late, a round waiting for a decision,
+a round function that failed), the step is done by the general path instead
 (:func:`~slotforge.rgs.rounds.debits.hold_debit`, :meth:`Server.start_round` inside
-:meth:`~slotforge.rgs.rounds.once.Once.inside`), which
-says why or voids the round: the rare cases keep one implementation.
+:meth:`~slotforge.rgs.rounds.once.Once.inside`), which says why or voids the round: the rare
+cases keep one implementation.
 
 The functions (their statements in ``rgs/sql``) keep the conditions of SQLite's statements
 (:mod:`slotforge.rgs.store.sqlite`) exactly: a test plays the same round through both and
@@ -172,7 +173,7 @@ def commit(server: Server, transaction: DriverTransaction, auth: Auth, game: Gam
     credit = wallet_message("credit", intent.transaction_id, intent.round_id, intent.player, win, game.code, now,
                             hold_ms=server.seamless.credits.handoff_ms(intent.operator))
     balance, credit_id = server.store.settle_at_wallet(transaction, WalletSettlement(
-        player=auth.player_id, round_id=intent.round_id, game=game.code, wallet_tx=intent.transaction_id,
+        player=auth.player_id, round_id=intent.round_id, wallet_tx=intent.transaction_id,
         reported=intent.balance, stake=intent.stake, win=win, now=now,
         latest=latest_allowed(auth.jurisdiction.min_round_ms, now), record=result.encoded.decode(), credit=credit,
         key=key, request_hash=fingerprint))

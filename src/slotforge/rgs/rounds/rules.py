@@ -1,7 +1,7 @@
 """The rules of a round that the services check in Python, each written once here; the fast paths'
-SQL states the same rules as conditions of their statements (:mod:`slotforge.rgs.store`), and
-when one of those changes nothing, these say why (docs/server.md, "Where a round's rules and
-statements live", has the table)."""
+SQL states the same rules as conditions of their statements (:mod:`slotforge.rgs.store`), or the
+rounds table holds them (a round awaiting a decision), and when one of those refuses a round,
+these say why (docs/server.md, "Where a round's rules and statements live", has the table)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from slotforge.rgs.store import RoundStore
 
 
 def refuse_open_round(store: RoundStore, conn: Connection, player_id: int, game: str) -> None:
-    """A player has no second round of a game while one awaits a decision (409 ``ROUND_IN_PROGRESS``)."""
+    """A player has no second round of a game while one awaits a decision (409 ``ROUND_IN_PROGRESS``).
+    The rounds table's triggers hold the rule for every write of a round; the general path asks
+    first, before a debit is sent or the round function runs, and a refused fast path asks why."""
     open_round = store.open_round(conn, player_id, game)
     if open_round is not None:
         raise RoundInProgress(f"round {open_round} of {game} waits for a decision; finish it "

@@ -13,8 +13,10 @@ jackpot pool, no state carried between rounds. For those, :func:`play_straight` 
 3. one conditional update of the player: ``balance = balance - stake + win`` and the round's time,
    only if the balance covers the stake and the jurisdiction's least time between rounds has
    passed, returning the new balance;
-4. one insert of the finished round, only if no round of the game waits for a decision (a new
-   statement, so on PostgreSQL it sees whatever committed while it waited for the player's row);
+4. one insert of the finished round, which the rounds table's trigger refuses while a round of
+   the game waits for a decision (a statement after the update, whose trigger's look-up on
+   PostgreSQL takes a snapshot of its own: it sees whatever committed while the update waited
+   for the player's row);
 5. the ledger's stake and win, in one statement;
 6. the idempotency key stored with a pointer to the round (the answer is the round as committed,
    so it is not stored twice), unless the key is there already;
@@ -37,13 +39,12 @@ every round queued meanwhile into one shared commit, each in a savepoint of its 
 PostgreSQL on one of a few threads kept for writes (psycopg's asynchronous connections were tried
 on the event loop instead: they cost more server CPU a round than a thread's synchronous ones).
 
-When a conditional statement changes nothing (too little money, too soon, a round waiting for a
-decision, the key answered already), the transaction (its savepoint, on SQLite; on PostgreSQL
-the function's call, which raises ``SF001`` once the player's row is settled) is rolled
-back and :func:`refusal` finds out why, outside it: these are the rare cases. Every other round
-(seamless wallets, autoplay, jackpots, carried state, a failing round function) takes the
-general path in
-:class:`~slotforge.rgs.rounds.service.Server`.
+When a conditional statement changes nothing (too little money, too soon, the key answered
+already) or the rounds table refuses the round (a round waiting for a decision), the transaction
+(its savepoint, on SQLite; on PostgreSQL the function's call, which raises ``SF001`` once the
+player's row is settled) is rolled back and :func:`refusal` finds out why, outside it: these
+are the rare cases. Every other round (seamless wallets, autoplay, jackpots, carried state, a
+failing round function) takes the general path in :class:`~slotforge.rgs.rounds.service.Server`.
 """
 
 from __future__ import annotations

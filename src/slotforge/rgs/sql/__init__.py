@@ -1,11 +1,13 @@
 """The PostgreSQL functions of a round, their current text: one ``NAME.sql`` file each, which
-defines ``slotforge_NAME``.
+defines ``slotforge_NAME``; among them the function of the rounds table's triggers
+(``none_awaiting``), which a migration attaches to the table.
 
 The files are the only home of these functions' SQL. A migration that makes or changes one
 installs the file's text (:func:`install`); none holds a copy, so a reader finds today's SQL of
 a round here without replaying the migrations. A test compares the functions of a migrated
 database with these files (``tests/rgs/test_sql_functions.py``). SQLite has no such functions,
-and needs none: its statements are calls inside the process.
+and needs none: its statements are calls inside the process (its own triggers on the rounds
+table, whose bodies are SQL statements, are made by the migration that adds them).
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from sqlalchemy import Connection, text
 HERE = Path(__file__).parent
 
 # Every function, by the file that defines it (``play_round`` is ``slotforge_play_round``).
-FUNCTIONS = ("play_round", "hold_debit", "settle_at_wallet", "book_round")
+FUNCTIONS = ("play_round", "hold_debit", "settle_at_wallet", "book_round", "none_awaiting")
+# The functions of triggers: each has one signature (no arguments), so :func:`install` replaces
+# it in place, where dropping it first would fail on the triggers that call it.
+TRIGGER_FUNCTIONS = ("none_awaiting",)
 
 
 def function_name(name: str) -> str:
@@ -47,9 +52,9 @@ def drop(connection: Connection, *names: str) -> None:
 
 def install(connection: Connection, *names: str) -> None:
     """Make each function as its file defines it, in place of any version of it (on PostgreSQL;
-    on SQLite nothing)."""
+    on SQLite nothing). A trigger's function is replaced, and keeps its triggers."""
     if connection.dialect.name != "postgresql":
         return
-    drop(connection, *names)
+    drop(connection, *(name for name in names if name not in TRIGGER_FUNCTIONS))
     for name in names:
         connection.execute(text(definition(name)))

@@ -7,9 +7,12 @@ LANGUAGE plpgsql VOLATILE AS $$
 -- the rollback of its debit (wallet_status debit_pending) until the round's second call takes it.
 --
 -- Returns the placeholder's id; NULL, having changed nothing, when the player played too
--- lately, a round of the game awaits a decision, or the request's key is answered already or
--- has a debit out (a pending round under the same key).
+-- lately, or the request's key is answered already or has a debit out (a pending round under
+-- the same key). Raises SQLSTATE SF001, changing nothing either, when a round of the game awaits
+-- a decision: the rounds table's trigger (slotforge_none_awaiting) refuses the placeholder.
 BEGIN
+    -- Locked first: the insert and its trigger see what a request of the player's that held
+    -- the lock committed.
     PERFORM FROM players WHERE id = p_player FOR UPDATE;
 
     INSERT INTO rounds (player_id, session_id, game, status, fun, currency, jurisdiction, stake, win, jackpot_win,
@@ -19,8 +22,6 @@ BEGIN
     FROM players
     WHERE players.id = p_player
       AND (players.last_round_at IS NULL OR players.last_round_at <= p_latest)
-      AND NOT EXISTS (SELECT FROM rounds AS other
-                      WHERE other.player_id = players.id AND other.game = p_game AND other.status = 'awaiting')
       AND NOT EXISTS (SELECT FROM rounds AS other
                       WHERE other.player_id = players.id AND other.status = 'pending'
                         AND other.request_key = p_request_key)

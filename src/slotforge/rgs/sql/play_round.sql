@@ -10,7 +10,8 @@ LANGUAGE plpgsql VOLATILE AS $$
 -- Returns: claim_held false when another transaction holds the request's claim (nothing done);
 -- new_round NULL when the player's row was not settled (too little money, too soon: nothing
 -- changed); else the round's id and the player's balance after it. Raises SQLSTATE SF001 when
--- the round is refused after the player's row was settled, which undoes the settling.
+-- the round is refused after the player's row was settled (a round of the game awaits a
+-- decision, the rounds table's trigger; the key answered already), which undoes the settling.
 DECLARE
     settled_balance bigint;
 BEGIN
@@ -26,19 +27,15 @@ BEGIN
         RETURN;
     END IF;
 
-    -- A statement of its own, after the update: a volatile function's statements each take a
-    -- fresh snapshot (READ COMMITTED), so this one sees a round left awaiting by a request of
-    -- the player's that committed while the update waited for the player's row lock.
+    -- After the update, which holds the player's row lock: the rounds table's trigger
+    -- (slotforge_none_awaiting) refuses the round with SF001 if one of the game awaits a
+    -- decision, its look-up a snapshot taken now, so it sees a round left awaiting by a request
+    -- of the player's that committed while the update waited for that lock.
     INSERT INTO rounds (player_id, session_id, game, status, fun, currency, jurisdiction, stake, win, jackpot_win,
                         balance_before, balance_after, record, started_at, finished_at)
-    SELECT p_player, p_session, p_game, p_status, p_fun, p_currency, p_jurisdiction, p_stake, p_win, 0,
-           settled_balance + p_stake - p_win, settled_balance, p_record, p_now, p_finished_at
-    WHERE NOT EXISTS (SELECT 1 FROM rounds WHERE player_id = p_player AND game = p_game AND status = 'awaiting')
+    VALUES (p_player, p_session, p_game, p_status, p_fun, p_currency, p_jurisdiction, p_stake, p_win, 0,
+            settled_balance + p_stake - p_win, settled_balance, p_record, p_now, p_finished_at)
     RETURNING id INTO new_round;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'round refused: player % has a round of % awaiting a decision', p_player, p_game
-            USING ERRCODE = 'SF001';
-    END IF;
 
     PERFORM slotforge_book_round(p_player, new_round, p_stake, p_win, p_now, p_key, p_request_hash, p_status_code);
 

@@ -1,5 +1,5 @@
 CREATE OR REPLACE FUNCTION slotforge_settle_at_wallet(
-    p_player bigint, p_round bigint, p_game text, p_wallet_tx text, p_reported bigint, p_stake bigint,
+    p_player bigint, p_round bigint, p_wallet_tx text, p_reported bigint, p_stake bigint,
     p_win bigint, p_now bigint, p_latest bigint, p_record text, p_credit_key text, p_credit_payload text,
     p_credit_due_at bigint, p_key text, p_request_hash text, p_status_code integer,
     OUT new_balance bigint, OUT credit_id bigint)
@@ -13,7 +13,8 @@ LANGUAGE plpgsql VOLATILE AS $$
 -- Returns the player's balance after it and the credit's outbox id; NULL, having changed
 -- nothing, when the placeholder no longer holds the rollback (given up to the outbox).
 -- Raises SQLSTATE SF001 when the round is refused after the rollback was cancelled (too
--- soon, a round of the game awaits a decision, the key is stored already), which undoes all.
+-- soon; a round of the game awaits a decision, when the rounds table's trigger refuses the
+-- placeholder's finish; the key is stored already), which undoes all.
 DECLARE
     settled_balance bigint;
 BEGIN
@@ -39,17 +40,13 @@ BEGIN
         RAISE EXCEPTION 'round refused: player % played too lately', p_player USING ERRCODE = 'SF001';
     END IF;
 
+    -- The placeholder, locked above while pending: finished, unless the rounds table's trigger
+    -- refuses it (a round of the game awaits a decision), its look-up a snapshot taken now.
     UPDATE rounds
     SET status = 'complete', win = p_win, balance_before = settled_balance - p_win + p_stake,
         balance_after = settled_balance, record = p_record, started_at = p_now, finished_at = p_now,
         wallet_status = 'credit_pending'
-    WHERE id = p_round AND status = 'pending'
-      AND NOT EXISTS (SELECT FROM rounds AS other
-                      WHERE other.player_id = p_player AND other.game = p_game AND other.status = 'awaiting');
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'round refused: player % has a round of % awaiting a decision', p_player, p_game
-            USING ERRCODE = 'SF001';
-    END IF;
+    WHERE id = p_round;
 
     -- Due at p_credit_due_at: the round's request sends it itself first (see at_wallet.py).
     INSERT INTO outbox (target, kind, key, round_id, payload, created_at, due_at, attempts)

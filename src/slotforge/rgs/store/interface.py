@@ -93,7 +93,6 @@ class WalletSettlement:
 
     player: int
     round_id: int
-    game: str
     wallet_tx: str
     reported: int
     stake: int

@@ -6,8 +6,9 @@ statements was four to eight round trips, this is what keeps the round near half
 TPC-B on the same cores.
 
 A function answers NULL when it changed nothing, and raises :data:`REFUSED` when a condition
-fails after it changed something (the failed call undoes it): both are
-:class:`~slotforge.rgs.store.Refused` here.
+fails after it changed something (the failed call undoes it), or when the rounds table's trigger
+refuses the round it writes (a round of the game awaits a decision: ``rgs/sql/none_awaiting.sql``,
+the one statement of that rule on PostgreSQL): all are :class:`~slotforge.rgs.store.Refused` here.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from slotforge.rgs.rounds.claims import in_progress
 from slotforge.rgs.store.general import KEEP_ANSWER
 from slotforge.rgs.store.interface import Placement, Refused, Result, RoundStore, StraightRound, WalletSettlement
 
-REFUSED = "SF001"  # the SQLSTATE of the functions' refusals (rgs/sql/*.sql raise it)
+REFUSED = "SF001"  # the SQLSTATE of the functions' and the rounds trigger's refusals (rgs/sql/*.sql raise it)
 
 TYPES = {"bigint": BigInteger, "text": Text, "boolean": Boolean, "integer": Integer}
 
@@ -50,7 +51,7 @@ HOLD_DEBIT = call(
 # ``slotforge_settle_at_wallet`` (settle_at_wallet.sql): a seamless round's settling.
 SETTLE_AT_WALLET = call(
     "settle_at_wallet", "new_balance, credit_id",
-    p_player="bigint", p_round="bigint", p_game="text", p_wallet_tx="text", p_reported="bigint",
+    p_player="bigint", p_round="bigint", p_wallet_tx="text", p_reported="bigint",
     p_stake="bigint", p_win="bigint", p_now="bigint", p_latest="bigint", p_record="text", p_credit_key="text",
     p_credit_payload="text", p_credit_due_at="bigint", p_key="text", p_request_hash="text",
     p_status_code="integer")
@@ -103,7 +104,7 @@ class PostgresStore(RoundStore):
         """One call of ``slotforge_settle_at_wallet``."""
         s = settlement
         balance, credit_id = calling(transaction, "settle_at_wallet", {
-            "p_player": s.player, "p_round": s.round_id, "p_game": s.game, "p_wallet_tx": s.wallet_tx,
+            "p_player": s.player, "p_round": s.round_id, "p_wallet_tx": s.wallet_tx,
             "p_reported": s.reported, "p_stake": s.stake, "p_win": s.win, "p_now": s.now, "p_latest": s.latest,
             "p_record": s.record, "p_credit_key": s.credit["key"], "p_credit_payload": s.credit["payload"],
             "p_credit_due_at": s.credit["due_at"], "p_key": s.key, "p_request_hash": s.request_hash,
