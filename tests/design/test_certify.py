@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from slotforge.design.certify import EXACT_TOLERANCE, certify, rtp_check
-from slotforge.games import game_codes, versions_of
+from slotforge.engine.roles import RtpOptions
+from slotforge.games import game_codes, load_game, maths_of, versions_of
 
 SHIPPED = [(code, info.name) for code in game_codes() for info in versions_of(code)]
 ROUNDS = 20_000
@@ -36,6 +37,17 @@ def test_every_shipped_version_certifies(code: str, name: str) -> None:
     assert figures["max_win"] > 1 and 0 < figures["max_win_class_frequency"] <= figures["hit_rate"]
     assert manifest["feature_frequencies"]
     assert manifest["pass"]
+
+
+def test_golden_grimoires_rtp_report_holds_the_published_rtp_within_its_99_percent_interval() -> None:
+    """The published model's report with no tolerance beyond its interval (the certification
+    above allows a hundredth of a point more). Here, rather than in tests/maths/test_published_rtp.py,
+    because its exact base game is the one the certifications enumerate, once per process."""
+    game = load_game("golden-grimoire")
+    report = maths_of(game).rtp_report(RtpOptions(rounds=1 << 17))
+    assert report["free_spins_simulated"] == 1 << 17
+    assert report["ci99"] < 0.0015  # tight enough to see a wrong weight
+    assert abs(report["rtp"] - float(game.spec.rtp)) < report["ci99"], "99%"
 
 
 def figures(rtp: float, ci99: float) -> dict:
