@@ -90,6 +90,7 @@ def test_the_volatility_figures_are_the_sheet_data_s():
 def test_shipped_sheets_draw_the_same_pictures_each_time(tmp_path, monkeypatch):
     monkeypatch.setattr(par, "SHIPPED", {"dynasty": par.SheetRun(rounds=120_000, seed=3)})
     monkeypatch.setattr(par, "shipped_sheet_path", lambda code: tmp_path / f"{code}.md")
+    monkeypatch.setattr(shipped_volatility, "FIGURES", tmp_path / "volatility.json")  # not the package's
     drawn = []
     for _ in range(2):
         assert CliRunner().invoke(app, ["par", "--shipped", "-w", "1"]).exit_code == 0
