@@ -7,7 +7,6 @@ round store reads the refusal as the refusal of its fast paths (nothing of the r
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,6 +20,8 @@ from slotforge.rgs.schema import migrate, operators, players, rounds, sessions
 from slotforge.rgs.store import NEVER, Refused, StraightRound, store_for
 from slotforge.rgs.store.postgres import REFUSED
 from slotforge.rgs.store.sqlite import AWAITING_REFUSAL
+
+from .loops import in_a_loop_of_its_own
 
 NOW = 1_800_000_000_000
 # What each database refuses a round with: the SQLSTATE of PostgreSQL's trigger, the message of
@@ -126,7 +127,7 @@ def test_the_round_store_reads_the_refusal_as_its_own_and_keeps_nothing_of_the_r
     before = every_round(engine)
     round_ = straight_round("k-1")
     with pytest.raises(Refused):
-        asyncio.run(store.write("play_round", lambda transaction: store.play_round(transaction, round_)))
+        in_a_loop_of_its_own(lambda: store.write("play_round", lambda transaction: store.play_round(transaction, round_)))
     assert every_round(engine) == before
     with engine.connect() as conn:
         assert conn.execute(select(players.c.balance).where(players.c.id == 1)).scalar_one() == 1000

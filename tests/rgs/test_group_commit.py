@@ -16,6 +16,8 @@ from sqlalchemy import Column, Integer, MetaData, Table, event, insert, select
 
 from slotforge.db import GroupCommit, Writer, connect
 
+from .loops import in_a_loop_of_its_own
+
 WRITERS = 64
 
 metadata = MetaData()
@@ -74,13 +76,6 @@ def test_a_failed_commit_is_raised_to_every_writer_of_the_batch(engine):
             event.listen(conn, "commit", refuse)
     with engine.connect() as reader:
         assert reader.execute(select(marks.c.writer)).first() is None
-
-
-def in_a_loop_of_its_own(main):
-    """``asyncio.run(main())`` in a thread of its own: a browser test of the same process may have
-    left an event loop running in this one."""
-    with ThreadPoolExecutor(1) as thread:
-        return thread.submit(asyncio.run, main()).result()
 
 
 def test_jobs_from_the_event_loop_share_commits_and_a_failing_job_rolls_back_alone(engine):

@@ -9,7 +9,6 @@ import shutil
 import ssl
 import subprocess
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ from hypothesis import strategies as st
 from services import require
 
 from slotforge.rgs.wallets.http1 import CallFailed, Http1Pool
+
+from .loops import in_a_loop_of_its_own
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -67,13 +68,6 @@ async def echo_forever(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
         await writer.drain()
 
 
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    """``asyncio.run(scenario())`` in a thread of its own: a browser test earlier in the same
-    process may have left an event loop running in this one."""
-    with ThreadPoolExecutor(1) as thread:
-        thread.submit(asyncio.run, scenario()).result()
-
-
 def test_calls_on_one_connection_each_get_their_own_answer() -> None:
     async def scenario() -> None:
         wallet = Wallet(echo_forever)
@@ -84,7 +78,7 @@ def test_calls_on_one_connection_each_get_their_own_answer() -> None:
         assert wallet.connections == 1  # kept alive and reused
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_the_request_is_a_post_to_the_path_below_the_origin_with_its_headers() -> None:
@@ -102,7 +96,7 @@ def test_the_request_is_a_post_to_the_path_below_the_origin_with_its_headers() -
         await pool.post("/credit", b'{"a":1}', {"X-Signature": "abc", "Content-Type": "application/json"}, 2.0)
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
     request = seen[0]
     assert request.startswith(b"POST /slotforge/credit HTTP/1.1\r\n")
     assert b"\r\nHost: 127.0.0.1:" in request
@@ -127,7 +121,7 @@ def test_a_chunked_answer_and_an_error_status_are_read_whole() -> None:
         assert wallet.connections == 1
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_an_answer_saying_connection_close_is_not_reused() -> None:
@@ -145,7 +139,7 @@ def test_an_answer_saying_connection_close_is_not_reused() -> None:
         assert wallet.connections == 3
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_a_connection_the_wallet_closed_while_idle_is_retried_once_on_a_new_one() -> None:
@@ -164,7 +158,7 @@ def test_a_connection_the_wallet_closed_while_idle_is_retried_once_on_a_new_one(
         assert wallet.connections == 2
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_a_kept_connection_closed_as_the_next_request_arrives_is_retried_once_on_a_new_one() -> None:
@@ -190,7 +184,7 @@ def test_a_kept_connection_closed_as_the_next_request_arrives_is_retried_once_on
         assert wallet.connections == 2
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
     assert received == [b"1", b"2", b"2"]
 
 
@@ -210,7 +204,7 @@ def test_a_connection_closed_after_the_request_arrived_is_a_failure_not_a_second
             await pool.post("/debit", b"x", {}, 2.0)
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
     assert requests == [b"x"]  # the caller decides about a retry: the pool sent it once
 
 
@@ -241,7 +235,7 @@ def test_a_deadline_fails_the_call_and_closes_its_connection() -> None:
         assert wallet.connections == 2
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_nobody_listening_is_a_failure_naming_the_cause() -> None:
@@ -249,7 +243,7 @@ def test_nobody_listening_is_a_failure_naming_the_cause() -> None:
         pool = Http1Pool("http://127.0.0.1:9")  # the discard port: nothing listens there
         with pytest.raises(CallFailed, match="ConnectionRefusedError"):
             await pool.post("/debit", b"{}", {}, 1.0)
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_no_more_connections_than_the_limit_however_many_calls_wait() -> None:
@@ -269,7 +263,7 @@ def test_no_more_connections_than_the_limit_however_many_calls_wait() -> None:
         assert wallet.most_open == 4
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 @settings(max_examples=40, deadline=None)
@@ -290,7 +284,7 @@ def test_any_body_arriving_in_any_pieces_is_the_answer(body: bytes, split: int) 
         assert await pool.post("/credit", b"{}", {}, 5.0) == (200, body)
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_an_https_wallet_is_called_over_tls_with_its_certificate_checked(tmp_path: Path) -> None:
@@ -312,7 +306,7 @@ def test_an_https_wallet_is_called_over_tls_with_its_certificate_checked(tmp_pat
             await strangers.post("/debit", b"secret", {}, 5.0)
         await pool.close()
         server.close()
-    run(scenario)
+    in_a_loop_of_its_own(scenario)
 
 
 def test_an_address_that_is_not_http_is_refused() -> None:
