@@ -20,9 +20,6 @@ HERE = Path(__file__).parent
 
 # Every function, by the file that defines it (``play_round`` is ``slotforge_play_round``).
 FUNCTIONS = ("play_round", "hold_debit", "settle_at_wallet", "book_round", "none_awaiting")
-# The functions of triggers: each has one signature (no arguments), so :func:`install` replaces
-# it in place, where dropping it first would fail on the triggers that call it.
-TRIGGER_FUNCTIONS = ("none_awaiting",)
 
 
 def function_name(name: str) -> str:
@@ -35,6 +32,13 @@ def definition(name: str) -> str:
     if name not in FUNCTIONS:
         raise ValueError(f"no function {name!r} in rgs/sql: expected one of {', '.join(FUNCTIONS)}")
     return (HERE / f"{name}.sql").read_text()
+
+
+def of_triggers(name: str) -> bool:
+    """Whether the function is a trigger's (``RETURNS trigger``, as its file says): it has one
+    signature, no arguments, so :func:`install` replaces it in place, where dropping it first
+    would fail on the triggers that call it."""
+    return "RETURNS trigger" in definition(name)
 
 
 def drop(connection: Connection, *names: str) -> None:
@@ -55,6 +59,6 @@ def install(connection: Connection, *names: str) -> None:
     on SQLite nothing). A trigger's function is replaced, and keeps its triggers."""
     if connection.dialect.name != "postgresql":
         return
-    drop(connection, *(name for name in names if name not in TRIGGER_FUNCTIONS))
+    drop(connection, *(name for name in names if not of_triggers(name)))
     for name in names:
         connection.execute(text(definition(name)))
