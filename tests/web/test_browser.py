@@ -480,7 +480,10 @@ def test_settings_quick_spin_where_allowed_and_the_spacebar(page_for, served):
     expect(page.get_by_role("dialog", name="Settings")).to_have_count(0)
     # The closed dialog gives the focus back to the Settings button, where a Space would press
     # the button (and open the dialog again); the spacebar is the game's when nothing has focus.
-    page.evaluate("document.activeElement?.blur()")
+    # The focus may come back to the button a frame after the dialog closes: blurred until the
+    # page itself has it.
+    page.wait_for_function("() => { document.activeElement?.blur(); return document.activeElement === document.body; }",
+                           polling="raf")
     sent = []
     page.on("request", lambda r: r.url.endswith("/v1/rounds") and sent.append(r))
     page.keyboard.press("Space")
