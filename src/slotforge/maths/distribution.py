@@ -1,16 +1,15 @@
 """The distribution of round wins, for PAR sheets: how often each size of win comes, how much of the
 RTP it returns, and how a player's RTP converges.
 
-A maths-only loop, apart from the simulator's: it plays the game's own round function (each
-game's rules module exports ``play_round``, the function its ``simulate_rounds`` is compiled
-around) and sorts every round's win into classes of the total bet. Chunks are seeded exactly as
+A maths-only loop, apart from the simulator's: it plays the game's own compiled loop
+(``simulate_rounds``, the one live play and the simulator run) a round at a time and sorts every
+round's win into classes of the total bet. Chunks are seeded exactly as
 the simulator's (chunk ``i`` from ``(seed, i)``, a fresh session each), so its totals equal
 ``slotforge simulate``'s for the same seed and rounds.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +19,7 @@ from numba import njit
 
 from slotforge.engine import events
 from slotforge.engine.game import Game, Operator
-from slotforge.engine.outcomes import reset
+from slotforge.engine.loop import TOTALS, WIN_UNITS
 from slotforge.maths import stats
 from slotforge.maths.streams import CHUNK, chunk_stream, plan
 
@@ -39,27 +38,31 @@ def class_labels() -> list[str]:
     ]
 
 
-# Compiled in each process, not cached on disk: it takes a game's round function as an argument,
+# Compiled in each process, not cached on disk: it takes a game's compiled loop as an argument,
 # and numba's disk cache keeps one index for every game's compilation of it, whose entries name
-# round functions that another process may not have loaded ("underlying object has vanished").
-# The game's own loops avoid that by wrapping the shared loop in a function of the game's own
-# (engine.loop); this maths-only loop compiles in well under a second.
+# loops that another process may not have loaded ("underlying object has vanished"). It calls the
+# game's own ``simulate_rounds`` (compiled once per machine and cached, the loop that live play
+# and the simulator run) one round at a time, rather than inlining the round function again: so
+# it compiles in a fraction of a second instead of the tens of seconds of a second copy of the
+# round, and it plays exactly the rounds the simulator plays.
 @njit(_nrt=False)
 def _classify_rounds(
-    play_round, tables, bet, state, outcomes, log, scratch, rounds, tally, edges, counts, wins, largest
+    simulate_rounds, tables, bet, state, outcomes, log, scratch, rounds, tally, totals, edges, counts, wins, largest
 ):
     """Play ``rounds`` rounds; count each win in its class (``edges`` in win units), add it to
     that class's sum and keep the largest in ``largest[0]``. Returns the sum of squared wins."""
     squares = 0.0
     for _ in range(rounds):
-        reset(outcomes)
-        _, win = play_round(tables, bet, state, outcomes, log, scratch, tally)
+        before = totals[WIN_UNITS]
+        # np.int64(1), not 1: numba would type a literal 1 as Literal[int](1) and compile the
+        # game's loop again for it.
+        squares += simulate_rounds(tables, bet, state, outcomes, log, scratch, np.int64(1), tally, totals)
+        win = totals[WIN_UNITS] - before
         k = np.searchsorted(edges, win, side="right")
         counts[k] += 1
         wins[k] += win
         if win > largest[0]:
             largest[0] = win
-        squares += float(win) * float(win)
     return squares
 
 
@@ -111,13 +114,13 @@ def distribution(
     chunk: int = CHUNK,
 ) -> Distribution:
     """Simulate ``rounds`` rounds of ``game`` at ``bet`` into win classes, recording the RTP's path."""
-    play_round = importlib.import_module(type(game).__module__).play_round
     played = game.parse_bet(bet) if bet else game.simulation_bet()
     units = played.total_units
     edges = np.array([1, *[edge * units for edge in CLASS_EDGES]], dtype=np.int64)
     counts = np.zeros(len(edges) + 1, dtype=np.int64)
     wins = np.zeros(len(edges) + 1, dtype=np.int64)
     tally = np.zeros(max(1, len(game.tally_names)), dtype=np.int64)
+    totals = np.zeros(TOTALS, dtype=np.int64)
     arguments = game.bet_arguments(played, Operator())
     result = Distribution(rounds, units, seed, counts, wins, 0.0)
     marks = iter(checkpoints(rounds))
@@ -128,7 +131,7 @@ def distribution(
         while done < end:
             step = min(mark, end) - done
             result.squares += _classify_rounds(
-                play_round,
+                game.simulate_rounds,
                 game.tables,
                 arguments,
                 state,
@@ -137,6 +140,7 @@ def distribution(
                 scratch,
                 step,
                 tally,
+                totals,
                 edges,
                 counts,
                 wins,
