@@ -12,7 +12,9 @@ and removes it at the end.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import postgres
 import pytest
 
 from slotforge.games import game_codes, load_game
-from slotforge.games.warmup import compile_games
+from slotforge.games.warmup import FAILED, READY, compile_games, warm_up
 
 
 def games_to_warm_up() -> list[str]:
@@ -32,6 +34,38 @@ def games_to_warm_up() -> list[str]:
     if unknown:
         raise pytest.UsageError(f"SLOTFORGE_WARM_UP: unknown games {unknown}; expected some of {game_codes()}")
     return named or game_codes()
+
+
+class ToyWarmUp:
+    """Two Doors, the engine tests' toy game (``engine/toy/``), compiled in a process of its own
+    once the games' warm-up leaves a core idle (its last game compiling alone): its half a minute
+    of compile fills that core instead of holding up a test process later. Only on a run of the
+    whole suite (no ``SLOTFORGE_WARM_UP``)."""
+
+    def __init__(self) -> None:
+        self.wanted = not os.environ.get("SLOTFORGE_WARM_UP", "").strip()
+        self.process: multiprocessing.Process | None = None
+
+    def start(self) -> None:
+        if self.wanted and self.process is None:
+            self.process = multiprocessing.get_context("spawn").Process(target=warm_up_toy, name="compile two-doors",
+                                                                        daemon=True)
+            self.process.start()
+
+    def join(self) -> str | None:
+        """How it ended ("ready", or "failed": its tests then compile it), None if not wanted."""
+        self.start()  # a warm-up of one game never left a core idle
+        if self.process is None:
+            return None
+        self.process.join()
+        return "ready" if self.process.exitcode == 0 else "failed, left to its tests"
+
+
+def warm_up_toy() -> None:
+    sys.path.insert(0, str(Path(__file__).parent / "engine"))
+    from toy.two_doors import TwoDoors
+
+    warm_up(TwoDoors())
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -48,11 +82,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     started = time.monotonic()
     session.config.stash[THROWAWAY_POSTGRES] = throwaway_postgres(reporter)
 
-    def said(code: str, state: str) -> None:
-        if reporter is not None:
-            reporter.write_line(f"warm-up: {code} {state} ({time.monotonic() - started:.0f} s)")
+    codes, toy, finished = games_to_warm_up(), ToyWarmUp(), []
 
-    states = compile_games(games_to_warm_up(), on_change=said)
+    def say(what: str) -> None:
+        if reporter is not None:
+            reporter.write_line(f"warm-up: {what} ({time.monotonic() - started:.0f} s)")
+
+    def said(code: str, state: str) -> None:
+        say(f"{code} {state}")
+        if state in (READY, FAILED):
+            finished.append(code)
+            if len(finished) == len(codes) - 1:  # the last game compiles alone: a core is idle
+                toy.start()
+
+    states = compile_games(codes, on_change=said)
+    toy_state = toy.join()
+    if toy_state is not None:
+        say(f"two-doors (the engine tests' toy game) {toy_state}")
     failed = [code for code, state in states.items() if state != "ready"]
     if failed:
         raise pytest.UsageError(f"warm-up: the round functions of {failed} did not compile (see above)")
@@ -68,7 +114,6 @@ LONGEST_FILES = (
     "web/test_browser.py",
     "test_docs.py",
     "rgs/test_processes.py",
-    "engine/test_decisions_and_state.py",
     "rgs/test_seamless_processes.py",
     "rgs/test_player_api.py",
     "rgs/test_free_rounds.py",
