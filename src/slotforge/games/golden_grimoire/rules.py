@@ -36,7 +36,7 @@ from slotforge.games.golden_grimoire.kernels import (
     Work,
     cumulative,
     make_work,
-    play_round,  # noqa: F401  (exported: the distribution plays it)
+    play_round,  # noqa: F401  (exported)
     simulate_rounds,
     wrapped_strips,
 )
