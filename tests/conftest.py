@@ -106,27 +106,25 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 # The files that take longest (a minute or more each in a fresh clone's run: cold compiles of the
 # maths, server processes killed and started again, a cold server's own compile), longest first.
-# Test processes take files in collection order, each file whole (pyproject.toml turns off
-# xdist's re-sorting by count of tests, which put these files of few long tests last); collected
-# last, a long file leaves the other processes idle at the end of the run; collected first, it
-# runs beside the rest.
+# Test processes take files each whole. pytest-xdist hands them out sorted by their count of tests
+# (its default --loadscope-reorder), so this order decides among files of equal count only. In
+# collection order instead (--no-loadscope-reorder), every long file ran at once at the start and
+# the fresh clone's run was slower: they contend for the cores.
 LONGEST_FILES = (
-    "rgs/test_fault_injection.py",
     "design/test_certify.py",
-    "test_docs.py",
+    "rgs/test_fault_injection.py",
     "web/test_browser.py",
+    "test_docs.py",
     "rgs/test_processes.py",
     "rgs/test_seamless_processes.py",
-    "rgs/test_jackpot_service.py",
-    "rgs/test_fuzz.py",
-    "rgs/test_free_rounds.py",
-    "web/test_player_view.py",
     "rgs/test_player_api.py",
+    "rgs/test_free_rounds.py",
+    "rgs/test_jackpot_service.py",
+    "web/test_player_view.py",
     "web/test_warmup.py",
+    "rgs/test_fuzz.py",
     "games/test_divine_fortune.py",
     "maths/test_wish_upon_a_jackpot_maths.py",
-    "rgs/test_compliance.py",
-    "rgs/test_recall.py",
 )
 
 
