@@ -32,37 +32,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Each prints {"first_call_s": ..., "speeds": [rounds per second, ...]} as its last line.
-TIMING = {
-    "simulate": """
+# The harness run in a new process per tree and turn: ``play(rounds, seed)`` is the measured call,
+# defined by one of MEASURES; prints {"first_call_s": ..., "speeds": [rounds per second, ...]}.
+HARNESS = """
 import json, sys, time
-from slotforge.reports.simulate import simulate_chunk
 code, rounds, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+{measure}
 started = time.perf_counter()
-simulate_chunk(code, 1, 0, 1000)
+play(1000, 0)
 first = time.perf_counter() - started
 speeds = []
 for repeat in range(repeats):
     started = time.perf_counter()
-    part = simulate_chunk(code, 1, repeat, rounds)
-    speeds.append(part.rounds / (time.perf_counter() - started))
-print(json.dumps({"first_call_s": first, "speeds": speeds}))
+    play(rounds, repeat + 1)
+    speeds.append(rounds / (time.perf_counter() - started))
+print(json.dumps({{"first_call_s": first, "speeds": speeds}}))
+"""
+MEASURES = {
+    "simulate": """
+from slotforge.reports.simulate import simulate_chunk
+def play(rounds, seed):
+    simulate_chunk(code, 1, seed, rounds)
 """,
     "distribution": """
-import json, sys, time
 from slotforge.games.warmup import ready_game
 from slotforge.maths.distribution import distribution
-code, rounds, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 game = ready_game(code)  # the round loop, compiled or loaded from the disk cache
-started = time.perf_counter()
-distribution(game, 1000)
-first = time.perf_counter() - started
-speeds = []
-for repeat in range(repeats):
-    started = time.perf_counter()
-    distribution(game, rounds, seed=repeat + 1)
-    speeds.append(rounds / (time.perf_counter() - started))
-print(json.dumps({"first_call_s": first, "speeds": speeds}))
+def play(rounds, seed):
+    distribution(game, rounds, seed=seed)
 """,
 }
 
@@ -71,7 +68,8 @@ def timings(tree: Path, measure: str, code: str, rounds: int, repeats: int) -> d
     """``code`` timed in the source tree ``tree`` in a new process: its first call's seconds and
     ``repeats`` speeds in rounds per second."""
     env = {**os.environ, "PYTHONPATH": str(tree / "src")}
-    done = subprocess.run([sys.executable, "-c", TIMING[measure], code, str(rounds), str(repeats)], env=env,
+    script = HARNESS.format(measure=MEASURES[measure])
+    done = subprocess.run([sys.executable, "-c", script, code, str(rounds), str(repeats)], env=env,
                           check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -92,7 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("games", nargs="+", help="game codes")
     parser.add_argument("--base", required=True, help="the git revision to compare against")
-    parser.add_argument("--measure", choices=sorted(TIMING), default="simulate", help="what to time")
+    parser.add_argument("--measure", choices=sorted(MEASURES), default="simulate", help="what to time")
     parser.add_argument("--rounds", type=int, default=5_000_000, help="rounds per timing")
     parser.add_argument("--turns", type=int, default=3, help="alternations of base and this tree")
     args = parser.parse_args()
